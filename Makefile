@@ -1,0 +1,76 @@
+# Dos órdenes en una máquina nueva: `make book` y `make test` (ver README.md).
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := book
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+HTML := _build/html
+PORT ?= 8000
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+export MPLBACKEND := Agg
+
+.PHONY: book test serve deps test-deps vendor clean bench
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
+	$(PIP) install -q -r requirements.txt
+	@# ipykernel >= 7.3 avisa en cada arranque de que el transporte TCP no va cifrado.
+	@# Aquí los núcleos escuchan solo en 127.0.0.1 y los lanza el propio proceso, así
+	@# que el núcleo del entorno se configura para registrar solo errores.
+	mkdir -p $(VENV)/etc/ipython
+	printf '{"IPKernelApp": {"log_level": "ERROR"}}\n' \
+	  > $(VENV)/etc/ipython/ipython_kernel_config.json
+	touch $@
+
+$(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
+	$(PIP) install -q -r requirements-test.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+# JavaScript vendorizado: el sitio no pide nada a ningún CDN.
+_assets/vendor/.copied: node_modules/.installed
+	rm -rf _assets/vendor
+	mkdir -p _assets/vendor/anywidget _assets/vendor/mathjax/output/chtml/fonts \
+	  _assets/vendor/mathjax/input/tex
+	cp node_modules/requirejs/require.js _assets/vendor/require.min.js
+	cp node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js _assets/vendor/
+	mkdir -p _assets/vendor/html-manager
+	cp node_modules/@jupyter-widgets/html-manager/dist/*.{woff2,woff,ttf,eot,svg} \
+	  _assets/vendor/html-manager/
+	cp node_modules/anywidget/dist/index.js _assets/vendor/anywidget/index.js
+	cp node_modules/mathjax/es5/tex-chtml.js _assets/vendor/mathjax/
+	cp -r node_modules/mathjax/es5/output/chtml/fonts/woff-v2 \
+	  _assets/vendor/mathjax/output/chtml/fonts/
+	cp -r node_modules/mathjax/es5/input/tex/extensions _assets/vendor/mathjax/input/tex/
+	cp -r node_modules/mathjax/es5/a11y node_modules/mathjax/es5/ui _assets/vendor/mathjax/
+	touch $@
+
+deps: $(VENV)/.deps
+test-deps: $(VENV)/.test-deps
+vendor: _assets/vendor/.copied
+
+book: deps vendor
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going --quiet
+	@echo
+	@echo "Libro construido en $(HTML)/index.html"
+	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
+
+test: book test-deps
+	$(PY) tests/install_system_deps.py
+	$(PY) -m pytest
+
+serve:
+	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
+
+bench: deps vendor test-deps
+	$(PY) -m bench
+
+clean:
+	rm -rf _build _assets/vendor

@@ -1,0 +1,133 @@
+"""Funciones auxiliares de las pruebas (sin fixtures)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD_HTML = ROOT / "_build" / "html"
+CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT", "180"))
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_args() -> list[str]:
+    return list(CHROMIUM_FLAGS)
+
+
+def toc_files() -> list[str]:
+    """Los documentos del libro en el orden de ``_toc.yml`` (sin extensión)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return files
+
+
+def notebook_paths() -> list[Path]:
+    """Los notebooks que el índice del libro incluye."""
+    paths = [ROOT / f"{f}.ipynb" for f in toc_files()]
+    return [p for p in paths if p.exists()]
+
+
+def execute_notebook(path: Path, timeout: int = CELL_TIMEOUT):
+    """Ejecuta un notebook de arriba abajo en un núcleo nuevo, en su carpeta."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        copy.deepcopy(nb),
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        allow_errors=False,
+    )
+    return client.execute()
+
+
+def is_local(url: str) -> bool:
+    parsed = urlparse(url)
+    if parsed.scheme in ("data", "blob", "about", "javascript"):
+        return True
+    return parsed.hostname in ("127.0.0.1", "localhost", "::1")
+
+
+class PageRecorder:
+    """Una página de Playwright que aborta lo externo y registra los problemas."""
+
+    def __init__(self, context):
+        self.context = context
+        self.external: list[str] = []
+        self.failed: list[str] = []
+        self.console_errors: list[str] = []
+        self.responses: list = []
+        context.route("**/*", self._route)
+        self.page = context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
+        self.page.on("requestfailed", self._failed)
+        self.page.on("response", self._response)
+
+    def _route(self, route):
+        url = route.request.url
+        if is_local(url):
+            route.continue_()
+        else:
+            self.external.append(url)
+            route.abort()
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.console_errors.append(msg.text)
+
+    def _failed(self, request):
+        if is_local(request.url):
+            self.failed.append(f"{request.url}: {request.failure}")
+
+    def _response(self, response):
+        self.responses.append(response)
+        if response.status >= 400 and is_local(response.url):
+            self.failed.append(f"{response.url}: HTTP {response.status}")
+
+    def goto(self, url: str):
+        self.page.goto(url, wait_until="load")
+        self.page.wait_for_load_state("networkidle")
+        return self.page
+
+
+def html_pages(build: Path = BUILD_HTML) -> list[str]:
+    """Todas las páginas HTML del sitio construido, relativas a la raíz."""
+    pages = []
+    for path in sorted(build.rglob("*.html")):
+        rel = path.relative_to(build).as_posix()
+        if rel.startswith(("_static/", "_sources/", "_images/")):
+            continue
+        pages.append(rel)
+    return pages
+
+
+WORD_RE = re.compile(r"\w+", re.UNICODE)

@@ -1,0 +1,129 @@
+"""El arnés de números: qué valores pega cada notebook y si coinciden con lo esperado.
+
+Funciones puras (sin pytest), para poder probar que el propio arnés detecta errores.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import tomllib
+from pathlib import Path
+
+from resnorm.book import parse_numbers
+
+EXPECTED_FILE = Path(__file__).with_name("expected_values.toml")
+ALLOWED_FILE = Path(__file__).with_name("allowed_numbers.toml")
+
+
+def glued_values(nb) -> dict[str, object]:
+    """Los valores pegados con ``glue`` en un notebook ejecutado: nombre → valor.
+
+    El valor es un ``float`` (número pegado) o un ``str`` (vector o texto formateado).
+    """
+    values: dict[str, object] = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            meta = out.get("metadata", {}).get("scrapbook")
+            if not meta:
+                continue
+            prefix = meta.get("mime_prefix", "")
+            data = out.get("data", {})
+            text = data.get(prefix + "text/plain")
+            if text is None:
+                continue
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                value = text
+            values[meta["name"]] = value
+    return values
+
+
+def load_expected(path: Path = EXPECTED_FILE) -> dict[str, dict[str, dict]]:
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def _as_numbers(value) -> list[float] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    if isinstance(value, (list, tuple)):
+        return [float(v) for v in value]
+    if isinstance(value, str):
+        return parse_numbers(value)
+    return None
+
+
+def compare(notebook: str, name: str, value, spec: dict) -> str | None:
+    """``None`` si ``value`` cumple lo esperado; si no, el mensaje del fallo."""
+    where = f"{notebook}: «{name}»"
+    if "text" in spec:
+        if str(value) != spec["text"]:
+            return f"{where} vale {value!r}; se esperaba el texto {spec['text']!r}"
+        return None
+    expected = _as_numbers(spec["value"])
+    got = _as_numbers(value)
+    tol = float(spec["tol"])
+    if got is None or expected is None or len(got) != len(expected):
+        return f"{where} vale {value!r}; se esperaba {spec['value']!r} (±{tol:g})"
+    for g, e in zip(got, expected):
+        if not (math.isfinite(g) and abs(g - e) <= tol):
+            return (
+                f"{where} vale {value!r}; se esperaba {spec['value']!r} (±{tol:g}); "
+                f"fuente: {spec.get('source', '¿?')}"
+            )
+    return None
+
+
+def check_notebook(notebook: str, glued: dict, expected: dict) -> list[str]:
+    """Todos los problemas de un notebook: sin entrada esperada, sin pegar, fuera de rango."""
+    problems = []
+    for name in sorted(set(glued) - set(expected)):
+        problems.append(f"{notebook}: «{name}» se pega pero no tiene valor esperado")
+    for name in sorted(set(expected) - set(glued)):
+        problems.append(f"{notebook}: «{name}» está en expected_values pero no se pega")
+    for name in sorted(set(glued) & set(expected)):
+        message = compare(notebook, name, glued[name], expected[name])
+        if message:
+            problems.append(message)
+    return problems
+
+
+# --- Números escritos a mano en la prosa -------------------------------------------
+
+_STRIP = [
+    re.compile(r"```.*?```", re.S),                  # bloques de código
+    re.compile(r"~~~.*?~~~", re.S),
+    re.compile(r"\$\$.*?\$\$", re.S),                # matemáticas en bloque
+    re.compile(r"(?<!\\)\$[^$\n]+?\$"),              # matemáticas en línea
+    re.compile(r"\{glue(?::\w*)?\}`[^`]*`"),         # roles glue
+    re.compile(r"\{[\w:-]+\}`[^`]*`"),               # otros roles ({cite}, {doc}…)
+    re.compile(r"`[^`\n]*`"),                        # código en línea
+    re.compile(r"<!--.*?-->", re.S),                 # comentarios HTML
+    re.compile(r"\]\([^)]*\)"),                      # destinos de enlaces
+    re.compile(r"https?://\S+"),                     # URLs
+    re.compile(r"^:[\w-]+:.*$", re.M),               # opciones de directivas
+]
+DECIMAL_RE = re.compile(r"(?<![\w.])[-\u2212]?\d+[.,]\d+(?:[eE][-+]?\d+)?(?![\w])")
+
+
+def strip_non_prose(text: str) -> str:
+    for pattern in _STRIP:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def hand_typed_decimals(text: str) -> list[str]:
+    """Los números decimales escritos a mano en un texto de prosa MyST."""
+    return DECIMAL_RE.findall(strip_non_prose(text))
+
+
+def load_allowed(path: Path = ALLOWED_FILE) -> list[dict]:
+    with path.open("rb") as fh:
+        return tomllib.load(fh).get("allowed", [])

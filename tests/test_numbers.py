@@ -1,0 +1,160 @@
+"""Cada número que la prosa afirma sale del código y coincide con lo esperado.
+
+- Cada valor pegado (myst-nb ``glue``) tiene su entrada en ``expected_values.toml`` y cae
+  dentro de su tolerancia; cada entrada esperada se pega en su notebook.
+- La prosa no lleva números decimales escritos a mano, salvo la lista justificada de
+  ``allowed_numbers.toml`` (datos de entrada, redondeos citados a propósito).
+- El propio arnés detecta un valor equivocado.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests import numbers
+from tests.helpers import ROOT, execute_notebook, notebook_paths
+
+NOTEBOOKS = notebook_paths()
+EXPECTED = numbers.load_expected()
+ALLOWED = numbers.load_allowed()
+
+
+def test_expected_file_only_names_existing_notebooks():
+    stems = {p.stem for p in NOTEBOOKS}
+    unknown = sorted(set(EXPECTED) - stems)
+    assert not unknown, f"expected_values.toml nombra notebooks que no están en el libro: {unknown}"
+
+
+def test_every_expected_entry_has_a_tolerance_and_a_source():
+    bad = [
+        f"{nb}.{name}" for nb, entries in EXPECTED.items() for name, spec in entries.items()
+        if ("value" in spec and "tol" not in spec) or not spec.get("source")
+        or ("value" not in spec and "text" not in spec)
+    ]
+    assert not bad, f"Entradas sin valor, tolerancia o fuente: {bad}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_glued_number_matches_its_expected_value(path, executed_notebooks):
+    glued = numbers.glued_values(executed_notebooks(path))
+    problems = numbers.check_notebook(path.stem, glued, EXPECTED.get(path.stem, {}))
+    assert not problems, "\n".join(problems)
+
+
+def _prose_sources():
+    for path in sorted((ROOT / "book").glob("*.md")):
+        yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        text = "\n\n".join(
+            "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+        )
+        yield path.relative_to(ROOT).as_posix(), text
+
+
+def _allowed_for(rel: str) -> set[str]:
+    allowed: set[str] = set()
+    for entry in ALLOWED:
+        pattern = entry.get("file", "*")
+        if pattern == "*" or re.fullmatch(pattern.replace("*", ".*"), rel):
+            allowed.update(entry["numbers"])
+    return allowed
+
+
+@pytest.mark.parametrize("rel,text", list(_prose_sources()), ids=lambda v: str(v)[:40])
+def test_prose_has_no_hand_typed_results(rel, text):
+    allowed = {n.replace("\u2212", "-") for n in _allowed_for(rel)}
+    found = [n for n in numbers.hand_typed_decimals(text) if n.replace("\u2212", "-").lstrip("-") not in {a.lstrip("-") for a in allowed}]
+    assert not found, (
+        f"{rel}: números escritos a mano en la prosa: {sorted(set(found))}. "
+        "Pégalos con glue o, si son datos de entrada, justifícalos en allowed_numbers.toml"
+    )
+
+
+def test_every_allow_list_entry_is_justified():
+    assert all(entry.get("why", "").strip() for entry in ALLOWED)
+
+
+# --- El arnés detecta errores ------------------------------------------------------
+
+def test_harness_fails_on_a_wrong_epsilon():
+    # Con ε = 1e-3 (Keras) en vez de 1e-5 (PyTorch) el primer valor normalizado cambia
+    # en la segunda cifra decimal: el comprobador debe rechazarlo.
+    from resnorm import layer_norm
+    from resnorm.book import format_vector
+
+    x = [0.80, 0.95, 0.93, 1.33]
+    spec = {"value": [-1.024470, -0.265603, -0.366786, 1.656859], "tol": 5e-4,
+            "source": "resnorm con eps=1e-5"}
+    good = format_vector(layer_norm(x, eps=1e-5), 3)
+    wrong = format_vector(layer_norm(x, eps=1e-3), 3)
+    assert numbers.compare("prueba", "normalizado", good, spec) is None
+    message = numbers.compare("prueba", "normalizado", wrong, spec)
+    assert message and "prueba" in message and "normalizado" in message
+
+
+def test_harness_fails_on_sigma_rounded_before_dividing():
+    x = [0.80, 0.95, 0.93, 1.33]
+    mu = sum(x) / 4
+    slipped = [(v - mu) / 0.198 for v in x]  # σ redondeada a 0.198 antes de dividir
+    spec = {"value": [-1.024496, -0.265610, -0.366795, 1.656901], "tol": 5e-4,
+            "source": "aritmética exacta"}
+    text = "[" + ", ".join(f"{v:.3f}" for v in slipped) + "]"
+    assert numbers.compare("03", "normalizado", text, spec) is not None
+
+
+def test_harness_reports_missing_and_unexpected_names():
+    problems = numbers.check_notebook("nb", {"a": 1.0, "extra": 2.0}, {
+        "a": {"value": 1.0, "tol": 0.0, "source": "x"},
+        "b": {"value": 2.0, "tol": 0.0, "source": "x"},
+    })
+    assert any("extra" in p and "no tiene valor esperado" in p for p in problems)
+    assert any("«b»" in p and "no se pega" in p for p in problems)
+
+
+def test_scanner_finds_hand_typed_numbers_but_not_glue_math_or_code():
+    text = (
+        "La media es 1.0025 y σ vale {glue:text}`sigma:.4f`. "
+        "En código `x = 0.5`, en fórmula $0.25$ y $$\\sqrt{0.039}$$. "
+        "Hay 96 capas y un enlace [aquí](https://ejemplo.org/v1.2)."
+    )
+    assert numbers.hand_typed_decimals(text) == ["1.0025"]
+
+
+def test_glued_values_reads_numbers_and_strings():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={"application/papermill.record/text/plain": "1.0025"},
+            metadata={"scrapbook": {"name": "media",
+                                    "mime_prefix": "application/papermill.record/"}},
+        ),
+        nbformat.v4.new_output(
+            "display_data",
+            data={"application/papermill.record/text/plain": "'[−1.024, 0.500]'"},
+            metadata={"scrapbook": {"name": "v",
+                                    "mime_prefix": "application/papermill.record/"}},
+        ),
+    ]
+    nb.cells = [cell]
+    assert numbers.glued_values(nb) == {"media": 1.0025, "v": "[−1.024, 0.500]"}
+
+
+# --- Determinismo ------------------------------------------------------------------
+
+DETERMINISM = [p for p in NOTEBOOKS if p.stem.startswith(("09_", "01_"))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", DETERMINISM or NOTEBOOKS[:1], ids=lambda p: p.stem)
+def test_executing_twice_gives_identical_glued_values(path, executed_notebooks):
+    first = numbers.glued_values(executed_notebooks(path))
+    second = numbers.glued_values(execute_notebook(path))
+    assert first and first == second
