@@ -1,0 +1,259 @@
+// «LayerNorm en vivo» (Capítulo 4).
+// Cableado: deslizadores de x, γ, β y ε → layerNormSteps → barras y tabla.
+import {
+  EPS_CHOICES, barRange, cleanRoundoff, formatNumber, layerNormSteps,
+} from "./compute.js";
+import {
+  OKABE_ITO, barChart, clear, commit, field, frame, h, legend, live, read, s, uid,
+} from "./ui.js";
+
+const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
+const DEFAULTS = {
+  x: [0.8, 0.95, 0.93, 1.33],
+  gamma: [1.2, 0.8, 1.0, 1.1],
+  beta: [0.1, 0.0, -0.2, 0.3],
+  eps: 1e-5,
+};
+const RANGES = {
+  x: { min: -4, max: 4, step: 0.01 },
+  gamma: { min: -2, max: 2, step: 0.05 },
+  beta: { min: -2, max: 2, step: 0.05 },
+};
+const EPS_LABELS = new Map([
+  [0, "0 (sin protección)"],
+  [1e-5, "10⁻⁵ (el valor por defecto de PyTorch)"],
+  [1e-3, "10⁻³"],
+]);
+const PRESETS = [
+  { label: "Ejemplo del curso: x + Atención(x)", x: [0.8, 0.95, 0.93, 1.33] },
+  { label: "El mismo vector desplazado +2", x: [2.8, 2.95, 2.93, 3.33] },
+  { label: "El mismo vector multiplicado por 3", x: [2.4, 2.85, 2.79, 3.99] },
+  { label: "Cuatro valores iguales (σ = 0)", x: [0.5, 0.5, 0.5, 0.5] },
+];
+
+const fmtVec = (v) => `[${v.map((a) => formatNumber(a)).join(", ")}]`;
+
+function slider(name, i, value, range, onInput) {
+  const id = uid(name);
+  const symbol = { x: "x", gamma: "γ", beta: "β" }[name];
+  const label = `${symbol}${SUB[i]}`;
+  const out = h("output", { for: id, class: "rn-value", text: formatNumber(value, 2) });
+  const input = h("input", {
+    id,
+    type: "range",
+    min: range.min,
+    max: range.max,
+    step: range.step,
+    value,
+    "aria-valuetext": formatNumber(value, 2),
+  });
+  input.addEventListener("input", () => {
+    const v = Number(input.value);
+    out.textContent = formatNumber(v, 2);
+    input.setAttribute("aria-valuetext", formatNumber(v, 2));
+    onInput(i, v);
+  });
+  const set = (v) => {
+    input.value = String(v);
+    out.textContent = formatNumber(v, 2);
+    input.setAttribute("aria-valuetext", formatNumber(v, 2));
+  };
+  const row = h("div", { class: "rn-slider" }, [
+    h("label", { for: id, text: label }), input, out,
+  ]);
+  return { row, set };
+}
+
+function stepsTable(r, labels) {
+  const head = h("tr", {}, [h("th", { scope: "col", text: "Paso" })].concat(
+    labels.map((l) => h("th", { scope: "col", text: l })),
+    [h("th", { scope: "col", text: "media" }), h("th", { scope: "col", text: "std" })],
+  ));
+  const row = (name, vec, mean, std) =>
+    h("tr", {}, [h("th", { scope: "row", text: name })].concat(
+      vec.map((v) => h("td", { text: formatNumber(v) })),
+      [h("td", { text: formatNumber(mean) }), h("td", { text: formatNumber(std) })],
+    ));
+  const rows = [row("x", r.x, r.mean, r.std)];
+  rows.push(row("1. centrado: x − μ", r.centered, 0, r.std));
+  if (!r.degenerate) {
+    rows.push(row("2. dividido: (x − μ)/√(σ² + ε)", r.normalized,
+      statMean(r.normalized), statStd(r.normalized)));
+    rows.push(row("3. γ ⊙ … + β", r.output, statMean(r.output), r.outputStd));
+  }
+  return h("table", { class: "rn-table" }, [
+    h("caption", { text: "Los pasos de LayerNorm, componente a componente" }),
+    h("thead", {}, head),
+    h("tbody", {}, rows),
+  ]);
+}
+
+// Media para mostrar: el ruido de redondeo (10⁻¹⁶) se enseña como 0.
+function statMean(v) {
+  return cleanRoundoff(v.reduce((a, b) => a + b, 0) / v.length, v);
+}
+
+function statStd(v) {
+  const m = statMean(v);
+  return Math.sqrt(v.reduce((a, b) => a + (b - m) * (b - m), 0) / v.length);
+}
+
+function render({ model, el }) {
+  const root = frame(el, "LayerNorm en vivo", "rn-layernorm");
+  const echo = { saving: false }; // ver commit() en ui.js
+  const state = {
+    x: read(model, "x", DEFAULTS.x).slice(),
+    gamma: read(model, "gamma", DEFAULTS.gamma).slice(),
+    beta: read(model, "beta", DEFAULTS.beta).slice(),
+    eps: read(model, "eps", DEFAULTS.eps),
+  };
+  const n = state.x.length;
+  const labels = state.x.map((_, i) => `x${SUB[i]}`);
+  const controls = {};
+
+  const makeGroup = (name, legendText) => {
+    const fs = h("fieldset", { class: "rn-group" }, [
+      h("legend", { text: legendText }),
+    ]);
+    controls[name] = state[name].map((v, i) => {
+      const sl = slider(name, i, v, RANGES[name], (j, value) => {
+        state[name][j] = value;
+        update();
+        commit(model, { [name]: state[name].slice() }, echo);
+      });
+      fs.append(sl.row);
+      return sl;
+    });
+    return fs;
+  };
+
+  const presetId = uid("preset");
+  const preset = h("select", { id: presetId },
+    [h("option", { value: "", text: "Elige un caso…" })].concat(
+      PRESETS.map((p, i) => h("option", { value: String(i), text: p.label })),
+    ));
+  preset.addEventListener("change", () => {
+    if (preset.value === "") return;
+    setVector("x", PRESETS[Number(preset.value)].x);
+  });
+
+  const epsId = uid("eps");
+  const epsSelect = h("select", { id: epsId },
+    EPS_CHOICES.map((e) =>
+      h("option", { value: String(e), text: `ε = ${EPS_LABELS.get(e)}` }),
+    ));
+  epsSelect.value = String(state.eps);
+  epsSelect.addEventListener("change", () => {
+    state.eps = Number(epsSelect.value);
+    update();
+    commit(model, { eps: state.eps }, echo);
+  });
+
+  const resetBtn = h("button", { type: "button", text: "Restablecer γ = 1, β = 0" });
+  resetBtn.addEventListener("click", () => {
+    setVector("gamma", state.gamma.map(() => 1));
+    setVector("beta", state.beta.map(() => 0));
+  });
+  const exampleBtn = h("button", {
+    type: "button", text: "γ y β del ejemplo del curso",
+  });
+  exampleBtn.addEventListener("click", () => {
+    setVector("gamma", DEFAULTS.gamma.slice(0, n));
+    setVector("beta", DEFAULTS.beta.slice(0, n));
+  });
+
+  const xGroup = makeGroup("x", "Entrada x (un vector de 4 componentes)");
+  const top = h("div", { class: "rn-row" }, [
+    field(presetId, "Probar un caso", preset),
+    field(epsId, "Épsilon", epsSelect),
+  ]);
+  const gammaGroup = makeGroup("gamma", "γ (escala, una por dimensión)");
+  const betaGroup = makeGroup("beta", "β (desplazamiento, uno por dimensión)");
+  const affine = h("div", { class: "rn-row" }, [gammaGroup, betaGroup]);
+  const buttons = h("div", { class: "rn-buttons" }, [resetBtn, exampleBtn]);
+
+  const svg = s("svg", { class: "rn-chart" });
+  const series = [
+    { name: "Entrada x", color: OKABE_ITO.blue },
+    { name: "Normalizado (x − μ)/√(σ² + ε)", color: OKABE_ITO.sky },
+    { name: "Salida γ ⊙ normalizado + β", color: OKABE_ITO.vermillion },
+  ];
+  const summary = live("div", "rn-summary");
+  const tableBox = h("div", { class: "rn-table-box" });
+  root.append(top, xGroup, affine, buttons, svg, legend(series), summary, tableBox);
+
+  function setVector(name, values) {
+    state[name] = values.slice();
+    values.forEach((v, i) => controls[name][i].set(v));
+    update();
+    commit(model, { [name]: state[name].slice() }, echo);
+  }
+
+  function update() {
+    const r = layerNormSteps(state.x, state.gamma, state.beta, state.eps);
+    const all = state.x.concat(r.normalized ?? [], r.output ?? []);
+    barChart(svg, {
+      labels,
+      series: [
+        { ...series[0], values: state.x },
+        { ...series[1], values: r.normalized },
+        { ...series[2], values: r.output },
+      ],
+      range: barRange(all, 1),
+      title: "Barras de la entrada, el vector normalizado y la salida",
+    });
+    clear(summary);
+    const lines = [
+      `μ = ${formatNumber(r.mean)}, σ = ${formatNumber(r.std)}, ` +
+        `√(σ² + ε) = ${formatNumber(r.denominator)}.`,
+    ];
+    if (r.degenerate) {
+      lines.push(r.message);
+    } else {
+      const nm = statMean(r.normalized);
+      const ns = statStd(r.normalized);
+      lines.push(
+        `Normalizado ${fmtVec(r.normalized)}: media ${formatNumber(nm)}, ` +
+          `std ${formatNumber(ns)}` +
+          (state.eps > 0 && !r.constant
+            ? " (un poco menos que 1 porque ε suma al denominador)."
+            : "."),
+      );
+      const plain =
+        state.gamma.every((g) => g === 1) && state.beta.every((b) => b === 0);
+      lines.push(
+        `Salida ${fmtVec(r.output)}: ` +
+          `media ${formatNumber(cleanRoundoff(r.outputMean, r.output))}, ` +
+          `std ${formatNumber(r.outputStd)}. ` +
+          (plain
+            ? "Con γ = 1 y β = 0 la salida es el vector normalizado."
+            : "No es media 0 y std 1: γ escala y β desplaza cada dimensión."),
+      );
+      if (r.message) lines.push(r.message);
+    }
+    for (const text of lines) summary.append(h("p", { text }));
+    clear(tableBox);
+    tableBox.append(stepsTable(r, labels));
+  }
+
+  const listeners = ["x", "gamma", "beta", "eps"].map((name) => {
+    const cb = () => {
+      if (echo.saving) return;
+      const value = model.get(name);
+      if (name === "eps") {
+        state.eps = value;
+        epsSelect.value = String(value);
+      } else {
+        state[name] = value.slice();
+        value.forEach((v, i) => controls[name][i] && controls[name][i].set(v));
+      }
+      update();
+    };
+    model.on(`change:${name}`, cb);
+    return [name, cb];
+  });
+  update();
+  return () => listeners.forEach(([name, cb]) => model.off(`change:${name}`, cb));
+}
+
+export default { render };
