@@ -1,0 +1,533 @@
+"""Figuras de los experimentos: datos → ``plot_xxx(ax, data)`` → texto alternativo.
+
+Tres capas, como en el resto del curso: ``resnorm.experiments`` calcula (datos planos),
+las funciones ``plot_xxx(ax, data)`` dibujan en un eje que les das y lo devuelven, y
+las funciones ``alt_text_xxx(data)`` escriben, a partir de los mismos datos, el texto
+alternativo en español de cada figura (para ``resnorm.book.show_figure``).
+
+Convenciones: paleta Okabe-Ito (apta para daltónicos, ``PALETTE``), y cada serie se
+distingue también por estilo de línea y marcador, no solo por color; etiquetas en
+español; escala logarítmica donde los datos abarcan órdenes de magnitud; fondo blanco
+explícito en figura y ejes, para que en modo oscuro no quede texto negro sobre fondo
+transparente. Este módulo no importa torch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "KIND_STYLE",
+    "PALETTE",
+    "alt_text_activation_std",
+    "alt_text_first_layer_grad",
+    "alt_text_last_layer_grad",
+    "alt_text_signal_survival",
+    "alt_text_training",
+    "alt_text_transformer_grad_norms",
+    "alt_text_vectors",
+    "format_magnitude",
+    "new_figure",
+    "plot_activation_std",
+    "plot_first_layer_grad",
+    "plot_last_layer_grad",
+    "plot_signal_survival",
+    "plot_training_curves",
+    "plot_transformer_grad_norms",
+    "plot_vectors",
+]
+
+# Okabe & Ito (2008), «Color Universal Design». El amarillo casi no contrasta con el
+# blanco: no se usa para líneas.
+PALETTE = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+
+# Cada serie: color, estilo de línea, marcador y nombre en español.
+KIND_STYLE = {
+    "plain": dict(
+        color=PALETTE["vermillion"], ls=":", marker="o", label="Plana (sin atajo)"
+    ),
+    "residual": dict(
+        color=PALETTE["blue"], ls="--", marker="s", label="Residual sin LN"
+    ),
+    "pre_ln": dict(color=PALETTE["bluish_green"], ls="-", marker="^", label="Pre-LN"),
+    "post_ln": dict(color=PALETTE["orange"], ls="-.", marker="D", label="Post-LN"),
+    "plain_ln": dict(
+        color=PALETTE["reddish_purple"],
+        ls=(0, (5, 1, 1, 1)),
+        marker="v",
+        label="Plana con LN",
+    ),
+    "plain_gain_0.9": dict(
+        color=PALETTE["sky_blue"], ls=":", marker="<", label="Plana, ganancia 0.9"
+    ),
+    "plain_gain_1.0": dict(
+        color=PALETTE["black"], ls=":", marker="x", label="Plana, ganancia 1.0"
+    ),
+    "plain_gain_1.1": dict(
+        color=PALETTE["vermillion"], ls=":", marker=">", label="Plana, ganancia 1.1"
+    ),
+}
+
+_OPTIMIZER_NAME = {"adam": "Adam", "sgd": "SGD"}
+MINUS = "\u2212"  # signo menos tipográfico, como en resnorm.book
+
+
+def format_magnitude(value: float | None) -> str:
+    """Un número legible en el texto alternativo: ``0.803``, ``11.8``, ``2.2e-8``.
+
+    Tres cifras significativas entre 0.01 y 1000; notación científica (mantisa con
+    dos cifras) fuera de ese rango; signo menos tipográfico (``−``), que los lectores
+    de pantalla leen «menos»; ``"ninguno"`` para ``None``.
+    """
+    if value is None:
+        return "ninguno"
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        text = f"{value:g}"
+    elif 0.01 <= abs(value) < 1000:
+        text = f"{value:.3g}"
+    else:
+        mantissa, exponent = f"{value:.1e}".split("e")
+        text = f"{mantissa.removesuffix('.0')}e{int(exponent)}"
+    return text.replace("-", MINUS)
+
+
+def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.4, 4.0)):
+    """``plt.subplots`` con fondo blanco explícito; devuelve ``(fig, ax)``."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(
+        nrows, ncols, figsize=figsize, facecolor="white", layout="constrained"
+    )
+    return fig, ax
+
+
+def _prepare(ax, title: str, xlabel: str, ylabel: str) -> None:
+    ax.figure.set_facecolor("white")
+    ax.set_facecolor("white")
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", color="#dddddd", linewidth=0.8)
+
+
+def _style(key: str, **overrides) -> dict:
+    style = dict(KIND_STYLE[key])
+    style.update(overrides)
+    return style
+
+
+def _label(key: str) -> str:
+    return KIND_STYLE[key]["label"]
+
+
+# --- a. Gradiente de la primera capa (Capítulo 1) ---------------------------------
+
+
+def plot_first_layer_grad(ax, data: Mapping):
+    """Norma del gradiente en la primera capa frente a la profundidad (log-log).
+
+    ``data``: salida de ``experiments.first_layer_grad_vs_depth``. Capítulo 1.
+    """
+    _prepare(
+        ax,
+        "Gradiente que llega a la primera capa",
+        "Número de capas L",
+        "Norma del gradiente en la capa 1 (escala log)",
+    )
+    depths = data["depths"]
+    for kind in data["kinds"]:
+        ax.plot(depths, data["grad_norm"][kind], **_style(kind))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(depths, [str(d) for d in depths])
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def alt_text_first_layer_grad(data: Mapping) -> str:
+    """Texto alternativo de ``plot_first_layer_grad``, con los números de ``data``."""
+    depths = data["depths"]
+    g = data["grad_norm"]
+    parts = [
+        "Gráfico log-log de la norma del gradiente que llega a la primera capa frente "
+        f"al número de capas, de {depths[0]} a {depths[-1]}."
+    ]
+    for kind in data["kinds"]:
+        values = g[kind]
+        if kind == "pre_ln":
+            parts.append(
+                f"{_label(kind)}: se mantiene entre {format_magnitude(min(values))} y "
+                f"{format_magnitude(max(values))}."
+            )
+        else:
+            parts.append(
+                f"{_label(kind)}: pasa de {format_magnitude(values[0])} con "
+                f"{depths[0]} capa{'s' if depths[0] != 1 else ''} a "
+                f"{format_magnitude(values[-1])} con {depths[-1]} capas."
+            )
+    if "plain" in g and "residual" in g and 32 in depths:
+        i = depths.index(32)
+        ratio = g["residual"][i] / g["plain"][i]
+        parts.append(
+            f"Con 32 capas, el gradiente de la pila plana es {format_magnitude(ratio)} "
+            "veces más pequeño que el de la residual."
+        )
+    return " ".join(parts)
+
+
+# --- b. Supervivencia de la señal (Capítulo 1) ------------------------------------
+
+_SURVIVAL_YLABEL = {
+    "cosine": "Similitud coseno entre entrada y salida",
+    "pairwise_abs_cosine": "|cos| medio entre salidas de entradas distintas",
+}
+
+
+def plot_signal_survival(ax, data: Mapping, metric: str = "cosine"):
+    """«Teléfono escacharrado»: cuánto de la entrada queda tras L capas aleatorias.
+
+    ``data``: salida de ``experiments.signal_survival``; ``metric`` es ``"cosine"``
+    (entrada frente a salida) o ``"pairwise_abs_cosine"`` (salidas entre sí).
+    Capítulo 1.
+    """
+    if metric not in _SURVIVAL_YLABEL:
+        options = tuple(_SURVIVAL_YLABEL)
+        raise ValueError(f"metric debe ser uno de {options}, no {metric!r}")
+    title = (
+        "¿Cuánto de la entrada sobrevive?"
+        if metric == "cosine"
+        else "¿Se siguen distinguiendo entradas distintas?"
+    )
+    _prepare(ax, title, "Número de capas L", _SURVIVAL_YLABEL[metric])
+    depths = data["depths"]
+    for kind in data["kinds"]:
+        ax.plot(depths, data[metric][kind], **_style(kind))
+    ax.axhline(0.0, color=PALETTE["black"], linewidth=0.8)
+    ax.set_ylim(-0.1, 1.05)
+    ax.set_xticks(depths, [str(d) for d in depths])
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def alt_text_signal_survival(data: Mapping, metric: str = "cosine") -> str:
+    """Texto alternativo de ``plot_signal_survival``, con los números de ``data``."""
+    depths = ", ".join(str(d) for d in data["depths"])
+    what = (
+        "Similitud coseno entre la entrada y la salida"
+        if metric == "cosine"
+        else "Media de |cos| entre las salidas de entradas distintas"
+    )
+    parts = [f"{what} tras {depths} capas aleatorias."]
+    for kind in data["kinds"]:
+        values = ", ".join(format_magnitude(v) for v in data[metric][kind])
+        parts.append(f"{_label(kind)}: {values}.")
+    return " ".join(parts)
+
+
+# --- c. Desviación típica capa a capa (Capítulo 9) --------------------------------
+
+
+def plot_activation_std(ax, data: Mapping, curves: Sequence[str] | None = None):
+    """Desviación típica de las activaciones capa a capa (eje y logarítmico).
+
+    ``data``: salida de ``experiments.activation_std_per_layer``; ``curves`` elige
+    qué curvas dibujar (por defecto, todas). Si está ``"pre_ln"``, añade la
+    referencia ``√(1 + l)`` en gris. Capítulo 9 (las curvas planas, Capítulo 1).
+    """
+    _prepare(
+        ax,
+        "Escala de las activaciones capa a capa",
+        "Número de capa l",
+        "Desviación típica (escala log)",
+    )
+    layers = np.asarray(data["layers"])
+    names = list(data["curves"]) if curves is None else list(curves)
+    every = max(1, len(layers) // 8)
+    for i, name in enumerate(names):
+        # Marcadores desfasados: las curvas que coinciden (std 1) siguen viéndose.
+        marks = ((i * every) // len(names), every)
+        ax.plot(layers, data["curves"][name], markevery=marks, **_style(name))
+    if "pre_ln" in names:
+        ax.plot(
+            layers,
+            np.sqrt(1 + layers),
+            color="#777777",
+            ls="-",
+            linewidth=4,
+            alpha=0.35,
+            label="√(1 + l)",
+        )
+    ax.set_yscale("log")
+    ax.legend(frameon=True, facecolor="white", fontsize="small")
+    return ax
+
+
+def alt_text_activation_std(data: Mapping, curves: Sequence[str] | None = None) -> str:
+    """Texto alternativo de ``plot_activation_std``, con los números de ``data``."""
+    last = data["layers"][-1]
+    names = list(data["curves"]) if curves is None else list(curves)
+    parts = [
+        "Gráfico con eje vertical logarítmico de la desviación típica de las "
+        f"activaciones en cada capa, de la entrada (std "
+        f"{format_magnitude(data['curves'][names[0]][0])}) a la capa {last}. "
+        f"Valor tras {last} capas:"
+    ]
+    values = [
+        f"{_label(name).lower()}, {format_magnitude(data['curves'][name][-1])}"
+        for name in names
+    ]
+    parts.append("; ".join(values) + ".")
+    if "pre_ln" in names:
+        parts.append(
+            f"La curva Pre-LN sigue la referencia √(1 + l), que en la capa {last} vale "
+            f"{format_magnitude(math.sqrt(1 + last))}."
+        )
+    return " ".join(parts)
+
+
+# --- d. Gradientes por capa en pilas Transformer (Capítulos 7 y 9) ----------------
+
+
+def plot_transformer_grad_norms(ax, data: Mapping, n_layers: int | None = None):
+    """Perfil por capa de ``‖∂ℓ/∂W₂‖`` en una pila Transformer de ``n_layers`` capas.
+
+    ``data``: salida de ``experiments.transformer_grad_norms``; ``n_layers`` elige
+    la profundidad (por defecto, la mayor). Capítulos 7 y 9.
+    """
+    depth = max(data["n_layers"]) if n_layers is None else int(n_layers)
+    _prepare(
+        ax,
+        f"Gradiente por capa al inicializar ({depth} capas)",
+        "Número de capa l",
+        "Norma del gradiente de W₂ de la FFN",
+    )
+    layers = np.arange(1, depth + 1)
+    every = max(1, depth // 8)
+    for kind in data["kinds"]:
+        norms = data["grad_norms"][kind][str(depth)]
+        ax.plot(layers, norms, markevery=every, **_style(kind))
+    ax.set_ylim(bottom=0)
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def alt_text_transformer_grad_norms(data: Mapping, n_layers: int | None = None) -> str:
+    """Texto alternativo de ``plot_transformer_grad_norms``."""
+    depth = max(data["n_layers"]) if n_layers is None else int(n_layers)
+    parts = [
+        "Norma del gradiente de la segunda matriz de la FFN en cada capa de una pila "
+        f"Transformer de {depth} capas, en la inicialización."
+    ]
+    for kind in data["kinds"]:
+        norms = data["grad_norms"][kind][str(depth)]
+        parts.append(
+            f"{_label(kind)}: {format_magnitude(norms[0])} en la capa 1 y "
+            f"{format_magnitude(norms[-1])} en la capa {depth}."
+        )
+    return " ".join(parts)
+
+
+def plot_last_layer_grad(ax, data: Mapping):
+    """Gradiente de la última capa frente a la profundidad, con la guía ``∝ 1/√L``.
+
+    Es la comparación del Teorema 1 de Xiong et al. 2020: en Pre-LN decrece como
+    ``1/√L``; en Post-LN no decrece. ``data``: salida de
+    ``experiments.transformer_grad_norms``. Capítulos 7 y 9.
+    """
+    _prepare(
+        ax,
+        "Gradiente de la última capa según la profundidad",
+        "Número de capas L",
+        "Norma del gradiente de W₂, última capa",
+    )
+    depths = np.asarray(data["n_layers"], dtype=float)
+    for kind in data["kinds"]:
+        ax.plot(depths, data["last_layer"][kind], **_style(kind))
+    if "pre_ln" in data["kinds"]:
+        start = data["last_layer"]["pre_ln"][0]
+        ax.plot(
+            depths,
+            start * np.sqrt(depths[0] / depths),
+            color="#777777",
+            ls="-",
+            linewidth=4,
+            alpha=0.35,
+            label="∝ 1/√L",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(depths, [str(int(d)) for d in depths])
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def _trend(values: Sequence[float]) -> str:
+    ratio = values[-1] / values[0]
+    if ratio < 0.8:
+        return "se achica"
+    if ratio > 1.25:
+        return "crece"
+    return "se mantiene"
+
+
+def alt_text_last_layer_grad(data: Mapping) -> str:
+    """Texto alternativo de ``plot_last_layer_grad``."""
+    depths = ", ".join(str(d) for d in data["n_layers"])
+    parts = [f"Norma del gradiente de la última capa en pilas de {depths} capas."]
+    for kind in data["kinds"]:
+        values = data["last_layer"][kind]
+        listed = ", ".join(format_magnitude(v) for v in values)
+        parts.append(f"{_label(kind)}: {listed}; {_trend(values)} con la profundidad.")
+    return " ".join(parts)
+
+
+# --- e. Entrenamiento diminuto (Capítulo 9) ---------------------------------------
+
+
+def plot_training_curves(ax, data: Mapping):
+    """Curvas de pérdida por paso (eje y logarítmico); una × marca la divergencia.
+
+    ``data``: salida de ``experiments.tiny_training``. Capítulo 9.
+    """
+    name = _OPTIMIZER_NAME.get(data["optimizer"], data["optimizer"])
+    _prepare(
+        ax,
+        f"Entrenamiento con {name} (lr = {data['lr']:g})",
+        "Paso de entrenamiento",
+        "Pérdida (error cuadrático medio, escala log)",
+    )
+    # Una curva que diverge subiría a 1e14 y aplastaría las demás: el eje se corta
+    # a 10 veces la mayor pérdida inicial y la × marca dónde se salió.
+    top = 10 * max((c[0] for c in data["losses"].values() if c), default=1.0)
+    for kind in data["kinds"]:
+        curve = data["losses"][kind]
+        style = _style(kind, marker=None)
+        step = data["diverged_at_step"][kind]
+        if step is not None:
+            style["label"] += f" (diverge en el paso {step})"
+        ax.plot(np.arange(len(curve)), curve, **style)
+        if step is not None and curve:
+            y = min(curve[-1], top / 1.5)
+            ax.plot(len(curve) - 1, y, marker="X", markersize=11, color=style["color"])
+    ax.axhline(1.0, color="#777777", linewidth=1, ls="--")
+    ax.set_yscale("log")
+    ax.set_ylim(top=top)
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def alt_text_training(data: Mapping) -> str:
+    """Texto alternativo de ``plot_training_curves``, con los números de ``data``."""
+    name = _OPTIMIZER_NAME.get(data["optimizer"], data["optimizer"])
+    steps = data["params"]["steps"]
+    parts = [
+        f"Pérdida durante {steps} pasos de entrenamiento con {name} "
+        f"(lr = {data['lr']:g}); predecir siempre la media da una pérdida de 1."
+    ]
+    for kind in data["kinds"]:
+        curve = data["losses"][kind]
+        step = data["diverged_at_step"][kind]
+        if step is not None:
+            start = format_magnitude(curve[0]) if curve else "un valor no finito"
+            parts.append(
+                f"{_label(kind)}: empieza en {start} y diverge en el paso {step}."
+            )
+        else:
+            parts.append(
+                f"{_label(kind)}: de {format_magnitude(curve[0])} a "
+                f"{format_magnitude(data['final_loss'][kind])}."
+            )
+    return " ".join(parts)
+
+
+# --- Barras para comparar vectores (capítulos de LayerNorm) -----------------------
+
+_VECTOR_COLORS = (
+    "blue",
+    "orange",
+    "bluish_green",
+    "reddish_purple",
+    "sky_blue",
+    "vermillion",
+    "black",
+)
+_VECTOR_HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++")
+
+
+def plot_vectors(
+    ax,
+    vectors: Mapping[str, Sequence[float]],
+    title: str | None = None,
+    annotate: bool | None = None,
+):
+    """Barras agrupadas para comparar vectores componente a componente.
+
+    ``vectors``: nombre → vector de longitud ``d`` (todos la misma). Cada vector
+    tiene su color y su trama. ``annotate`` escribe el valor sobre cada barra (por
+    defecto, si hay a lo sumo 3 vectores de a lo sumo 8 componentes). Capítulos de
+    LayerNorm (3 a 6).
+    """
+    arrays = {name: np.asarray(v, dtype=float).ravel() for name, v in vectors.items()}
+    if not arrays:
+        raise ValueError("plot_vectors necesita al menos un vector")
+    sizes = {a.size for a in arrays.values()}
+    if len(sizes) != 1:
+        raise ValueError(
+            f"todos los vectores deben tener la misma longitud; hay {sorted(sizes)}"
+        )
+    if len(arrays) > len(_VECTOR_COLORS):
+        raise ValueError(f"a lo sumo {len(_VECTOR_COLORS)} vectores por figura")
+    d = sizes.pop()
+    _prepare(ax, title or "Comparación de vectores", "Componente", "Valor")
+    if annotate is None:
+        annotate = len(arrays) <= 3 and d <= 8
+    width = 0.8 / len(arrays)
+    x = np.arange(d)
+    for i, (name, values) in enumerate(arrays.items()):
+        offset = (i - (len(arrays) - 1) / 2) * width
+        bars = ax.bar(
+            x + offset,
+            values,
+            width,
+            label=name,
+            color=PALETTE[_VECTOR_COLORS[i]],
+            hatch=_VECTOR_HATCHES[i],
+            edgecolor="white" if i == 0 else PALETTE["black"],
+            linewidth=0.6,
+        )
+        if annotate:
+            labels = [f"{v:.2f}".replace("-", "\u2212") for v in values]
+            ax.bar_label(bars, labels=labels, padding=2, fontsize="x-small")
+    ax.axhline(0.0, color=PALETTE["black"], linewidth=0.8)
+    names = [f"x{chr(0x2080 + k)}" if k < 10 else f"x{k}" for k in range(1, d + 1)]
+    ax.set_xticks(x, names)
+    ax.margins(y=0.15)
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def alt_text_vectors(
+    vectors: Mapping[str, Sequence[float]], title: str | None = None
+) -> str:
+    """Texto alternativo de ``plot_vectors``: cada vector con sus componentes."""
+    arrays = {name: np.asarray(v, dtype=float).ravel() for name, v in vectors.items()}
+    d = next(iter(arrays.values())).size
+    head = f"{title}. " if title else ""
+    parts = [f"{head}Barras de {len(arrays)} vectores de {d} componentes."]
+    for name, values in arrays.items():
+        listed = ", ".join(f"{v:.3g}".replace("-", MINUS) for v in values)
+        parts.append(f"{name}: [{listed}].")
+    return " ".join(parts)
