@@ -12,6 +12,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export MPLBACKEND := Agg
 
 .PHONY: book test serve deps test-deps vendor clean bench
+.PHONY: lab lab-deps
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -29,6 +30,31 @@ $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
 $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
 	$(PIP) install -q -r requirements-test.txt
 	touch $@
+
+# JupyterLab, en su propio entorno $(LAB_VENV): fuera de $(VENV), porque sus
+# dependencias alargan cada «jupyter-book build». Su núcleo es el Python de $(VENV)
+# (con resnorm): el kernelspec «python3» de $(LAB_KERNELS) apunta a él.
+export LAB_VENV := $(VENV)-lab
+LAB_KERNELS := $(LAB_VENV)/share/resnorm
+LAB_ENV := env -u MPLBACKEND JUPYTER_PATH=$(abspath $(LAB_KERNELS))
+
+$(LAB_VENV)/.deps: requirements-lab.txt
+	python3 -m venv $(LAB_VENV)
+	$(LAB_VENV)/bin/python -m pip --disable-pip-version-check install -q \
+	  -r requirements-lab.txt
+	mkdir -p $(LAB_KERNELS)/kernels/python3
+	printf '%s\n' '{"argv": ["$(abspath $(PY))", "-m", "ipykernel_launcher",' \
+	  '"-f", "{connection_file}"], "display_name": "Python 3 (resnorm)",' \
+	  '"language": "python"}' > $(LAB_KERNELS)/kernels/python3/kernel.json
+	touch $@
+
+lab-deps: $(LAB_VENV)/.deps
+
+# Los notebooks en JupyterLab, en local (http://127.0.0.1:8888, con token).
+lab: deps lab-deps
+	$(LAB_ENV) $(LAB_VENV)/bin/jupyter-lab --ip=127.0.0.1 \
+	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=notebooks \
+	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
@@ -62,7 +88,7 @@ book: deps vendor
 	@echo "Libro construido en $(HTML)/index.html"
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
-test: book test-deps
+test: book test-deps lab-deps
 	$(PY) tests/install_system_deps.py
 	$(PY) -m pytest
 

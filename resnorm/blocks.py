@@ -7,7 +7,7 @@ Cada bloque se lee en las pocas líneas que muestra el texto:
   ``x = LN(x + F(x))``.
 - Pre-LN (Xiong et al. 2020, «On Layer Normalization in the Transformer
   Architecture»; es la disposición de GPT-2, Radford et al. 2019): la
-  normalización va *antes* del sub-bloque y la suma usa ``x`` sin normalizar,
+  normalización va *antes* de la subcapa y la suma usa ``x`` sin normalizar,
   ``x = x + F(LN(x))``. Como el flujo residual nunca se normaliza, la pila
   necesita una LayerNorm final (``ln_f``), que GPT-2 añade tras el último bloque.
 
@@ -138,7 +138,7 @@ class PostLNBlock(nn.Module):
 class PreLNBlock(nn.Module):
     """Bloque Pre-LN (Xiong et al. 2020; GPT-2, Radford et al. 2019).
 
-    ``x' = x + Attention(LN(x))`` y ``x'' = x' + FFN(LN(x'))``: cada sub-bloque
+    ``x' = x + Attention(LN(x))`` y ``x'' = x' + FFN(LN(x'))``: cada subcapa
     ve una entrada normalizada, pero la suma residual usa ``x`` sin normalizar, de
     modo que el flujo residual es un «canal libre» de principio a fin. Capítulo 7:
     El bloque completo.

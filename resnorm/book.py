@@ -22,8 +22,10 @@ _NUMBER_RE = re.compile(r"[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def _glue(name: str, value, display: bool = False) -> None:
-    from myst_nb import glue  # importado aquí: resnorm no depende de myst-nb al importarse
-
+    try:  # importado aquí: resnorm no depende de myst-nb al importarse
+        from myst_nb import glue
+    except ImportError:  # Colab, un JupyterHub...: pegar solo sirve al construir el libro
+        return
     glue(name, value, display=display)
 
 
@@ -46,28 +48,43 @@ def parse_numbers(text: str) -> list[float]:
     return [float(m.replace(MINUS, "-")) for m in _NUMBER_RE.findall(text)]
 
 
-def glue_number(name: str, value) -> float:
-    """Pega un número (como ``float`` de Python, para que ``{glue:text}`` lo formatee)."""
+def glue_number(name: str, value) -> None:
+    """Pega un número (como ``float`` de Python, para que ``{glue:text}`` lo formatee).
+
+    No devuelve nada, para que una celda que termina en ``glue_number`` no muestre nada.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         value = np.asarray(value)
         if value.size != 1:
             raise TypeError(f"glue_number espera un solo número; recibió forma {value.shape}")
-    number = float(value)
-    _glue(name, number)
-    return number
+    _glue(name, float(value))
 
 
-def glue_vector(name: str, values, decimals: int = 3) -> str:
+def glue_vector(name: str, values, decimals: int = 3) -> None:
     """Pega un vector ya formateado como texto, con ``decimals`` decimales."""
-    text = format_vector(values, decimals)
-    _glue(name, text)
-    return text
+    _glue(name, format_vector(values, decimals))
 
 
-def glue_text(name: str, text: str) -> str:
+def glue_text(name: str, text: str) -> None:
     """Pega un texto (p. ej. una tabla corta o una palabra calculada)."""
     _glue(name, str(text))
-    return text
+
+
+def _quantize_png(png: bytes, colors: int = 128) -> bytes:
+    """Reduce la paleta del PNG: las figuras de líneas pesan unas 3 veces menos.
+
+    Las páginas se leen en conexiones lentas; 128 colores bastan para líneas, texto y
+    el suavizado de bordes de matplotlib.
+    """
+    from io import BytesIO
+
+    from PIL import Image
+
+    with Image.open(BytesIO(png)) as img:
+        small = img.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+        out = BytesIO()
+        small.save(out, format="PNG", optimize=True)
+    return out.getvalue() if out.tell() < len(png) else png
 
 
 def figure_html(fig, alt: str, dpi: int = 110) -> str:
@@ -87,7 +104,7 @@ def figure_html(fig, alt: str, dpi: int = 110) -> str:
     buf = BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
     plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    data = base64.b64encode(_quantize_png(buf.getvalue())).decode("ascii")
     return (
         f'<img class="curso-figura" src="data:image/png;base64,{data}" '
         f'alt="{html.escape(alt.strip(), quote=True)}">'

@@ -164,10 +164,19 @@ def _scale_down(x, axis):
     """(x·2**-e, e), con e ≥ 0 por fila tal que max|x·2**-e| < 1.
 
     2**-e es exacto: solo cambia el exponente. Las filas con max|x| < 1 no se tocan.
+    Si ninguna fila puede desbordar al elevar al cuadrado y sumar (lo normal), no se
+    escala nada: x se usa tal cual y el resultado es idéntico al de la fórmula directa.
     """
-    _, e = np.frexp(np.max(np.abs(x), axis=axis, keepdims=True))
+    # max|x| con dos lecturas y sin crear |x| (el coste de LayerNorm es ir a memoria).
+    amax = np.maximum(x.max(axis=axis, keepdims=True), -x.min(axis=axis, keepdims=True))
+    _, e = np.frexp(amax)
     e = np.maximum(e, 0)
-    return np.ldexp(x, -e), e
+    n = x.shape[axis]
+    # Σ (xᵢ − μ)² ≤ n·(2·max|x|)²: cabe si 2·e + log2(n) + 2 < maxexp.
+    safe = np.finfo(x.dtype).maxexp // 2 - int(np.ceil(np.log2(n))) // 2 - 2
+    if (e <= safe).all():
+        return x, np.zeros_like(e)
+    return x * np.ldexp(np.ones((), x.dtype), -e), e
 
 
 def _mean(xs, axis):
@@ -305,7 +314,12 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
     gamma = _check_param(gamma, "gamma", x, axis)
     beta = _check_param(beta, "beta", x, axis)
     *_, normalized = _standardize(x, axis, eps)  # x̂ = (x − μ)/√(σ² + ε)
-    return _affine(normalized, gamma, beta)
+    # x̂ es un array nuevo: γ y β se aplican en su sitio, sin más copias en memoria.
+    if gamma is not None:
+        normalized *= gamma  # γ ⊙ x̂
+    if beta is not None:
+        normalized += beta  # + β
+    return normalized
 
 
 def _affine(normalized, gamma, beta):

@@ -237,11 +237,11 @@ def alt_text_signal_survival(data: Mapping, metric: str = "cosine") -> str:
     return " ".join(parts)
 
 
-# --- c. Desviación típica capa a capa (Capítulo 9) --------------------------------
+# --- c. Desviación estándar capa a capa (Capítulo 9) --------------------------------
 
 
 def plot_activation_std(ax, data: Mapping, curves: Sequence[str] | None = None):
-    """Desviación típica de las activaciones capa a capa (eje y logarítmico).
+    """Desviación estándar de las activaciones capa a capa (eje y logarítmico).
 
     ``data``: salida de ``experiments.activation_std_per_layer``; ``curves`` elige
     qué curvas dibujar (por defecto, todas). Si está ``"pre_ln"``, añade la
@@ -251,7 +251,7 @@ def plot_activation_std(ax, data: Mapping, curves: Sequence[str] | None = None):
         ax,
         "Escala de las activaciones capa a capa",
         "Número de capa l",
-        "Desviación típica (escala log)",
+        "Desviación estándar (escala log)",
     )
     layers = np.asarray(data["layers"])
     names = list(data["curves"]) if curves is None else list(curves)
@@ -280,13 +280,13 @@ def alt_text_activation_std(data: Mapping, curves: Sequence[str] | None = None) 
     last = data["layers"][-1]
     names = list(data["curves"]) if curves is None else list(curves)
     parts = [
-        "Gráfico con eje vertical logarítmico de la desviación típica de las "
+        "Gráfico con eje vertical logarítmico de la desviación estándar de las "
         f"activaciones en cada capa, de la entrada (std "
         f"{format_magnitude(data['curves'][names[0]][0])}) a la capa {last}. "
         f"Valor tras {last} capas:"
     ]
     values = [
-        f"{_label(name).lower()}, {format_magnitude(data['curves'][name][-1])}"
+        f"{_label(name)}, {format_magnitude(data['curves'][name][-1])}"
         for name in names
     ]
     parts.append("; ".join(values) + ".")

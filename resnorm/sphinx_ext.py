@@ -1,19 +1,455 @@
 """Extensión de Sphinx del curso: ajustes del sitio que pertenecen a la construcción.
 
-Se carga desde ``_config.yml`` (``sphinx.extra_extensions``).
+Se carga desde ``_config.yml`` (``sphinx.extra_extensions``). Hace cinco cosas:
+
+1. **Interfaz en español.** Los catálogos de ``resnorm/locale/es/LC_MESSAGES/*.po``
+   (uno por dominio de gettext: ``sphinx``, ``booktheme``, ``exercise``) se compilan en
+   memoria al construir y pasan *delante* de los del tema, que quedan de respaldo. Los
+   pocos textos que las plantillas del tema escriben en inglés sin pasar por gettext se
+   traducen al generar cada página (``FIXED_TEXTS``).
+2. **Búsqueda en español con y sin tildes** (``SpanishSearch``): el índice guarda la
+   raíz sin tildes de cada palabra y, para las palabras con tilde, también la palabra
+   entera sin tildes; el navegador quita las tildes de la raíz de la consulta.
+3. **Iconos ligeros.** En lugar de ``fontawesome.js`` (unos 540 KB comprimido: todos
+   los iconos) el sitio usa las fuentes de «Font Awesome» que trae el tema, recortadas a
+   los iconos que aparecen en el sitio (``_static/iconos/``).
+4. **MathJax solo en páginas con fórmulas**, y el índice de búsqueda solo en la página
+   de búsqueda.
+5. Quita scripts repetidos (``sphinx-thebe``) y copia los estáticos propios que cambien.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import re
+import unicodedata
+from pathlib import Path
 from typing import Any
 
+from docutils import nodes
+from sphinx.jinja2glue import BuiltinTemplateLoader
+from sphinx.search.es import SearchSpanish
+from sphinx.util import logging
 
-def _dedupe_scripts(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+logger = logging.getLogger(__name__)
+
+_HERE = Path(__file__).resolve().parent
+LOCALE_DIR = _HERE / "locale"
+
+# Cambia este número cuando cambie algo de esta extensión que afecte al HTML o al índice
+# de búsqueda ya generados: Sphinx vuelve a escribir todas las páginas (sin volver a
+# ejecutar los notebooks).
+SITE_VERSION = "2"
+
+
+# --------------------------------------------------------------------------------------
+# 1. Interfaz en español
+# --------------------------------------------------------------------------------------
+
+
+def _compile_po(path: Path):
+    """Compila un ``.po`` en memoria y devuelve un ``gettext.GNUTranslations``."""
+    import gettext
+
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as handle:
+        catalog = read_po(handle)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def _install_catalogs(app, config) -> None:
+    """Pone los catálogos del curso delante de los de Sphinx y del tema."""
+    from sphinx import locale
+
+    language = config.language or "en"
+    folder = LOCALE_DIR / language / "LC_MESSAGES"
+    if not folder.is_dir():
+        return
+    for po in sorted(folder.glob("*.po")):
+        catalog = po.stem
+        ours = _compile_po(po)
+        previous = locale.translators.get(("general", catalog))
+        if previous is not None:
+            ours.add_fallback(previous)
+        locale.translators[("general", catalog)] = ours
+        if catalog == "sphinx":
+            app.translator = ours  # el que usan las plantillas Jinja (``_()``)
+
+
+def _js_messages(language: str) -> dict[str, str]:
+    """Los mensajes del catálogo ``sphinx`` para ``Documentation.addTranslations``."""
+    po = LOCALE_DIR / language / "LC_MESSAGES" / "sphinx.po"
+    if not po.exists():
+        return {}
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as handle:
+        catalog = read_po(handle)
+    return {m.id: m.string for m in catalog if m.id and m.string}
+
+
+def _register_js_translations(app) -> None:
+    """Los textos que escribe el JavaScript de Sphinx (búsqueda) también en español."""
+    messages = _js_messages(app.config.language or "en")
+    if messages:
+        body = "Documentation.addTranslations(%s);" % json.dumps(
+            {
+                "locale": app.config.language,
+                "messages": messages,
+                "plural_expr": "n == 1 ? 0 : 1",  # español: singular solo para 1
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+        )
+        # Después de translations.js (prioridad 500), que carga las de Sphinx.
+        app.add_js_file(None, body=body, priority=510)
+
+
+# Textos escritos en inglés directamente en las plantillas o en el HTML de myst-nb (no
+# pasan por gettext). Cada clave es un fragmento exacto de HTML; si el tema cambia y el
+# fragmento deja de aparecer, la prueba de la interfaz (tests/test_site_quality.py)
+# encuentra el texto inglés nuevo.
+FIXED_TEXTS: dict[str, str] = {
+    'title="Toggle primary sidebar"': 'title="Mostrar u ocultar el índice del curso"',
+    'aria-label="Toggle primary sidebar"': (
+        'aria-label="Mostrar u ocultar el índice del curso"'
+    ),
+    'title="Toggle secondary sidebar"': (
+        'title="Mostrar u ocultar el índice de la página"'
+    ),
+    'aria-label="Toggle secondary sidebar"': (
+        'aria-label="Mostrar u ocultar el índice de la página"'
+    ),
+    'aria-label="Main"': 'aria-label="Capítulos del curso"',
+    'aria-label="Page"': 'aria-label="Secciones de la página"',
+    # myst-nb: celdas con hide-input / hide-output / hide-cell. El resumen ya tiene
+    # texto visible: una aria-label distinta lo taparía para los lectores de pantalla.
+    '<summary aria-label="Toggle hidden content">': "<summary>",
+    ">Show code cell source<": ">Mostrar el código<",
+    ">Hide code cell source<": ">Ocultar el código<",
+    ">Show code cell output<": ">Mostrar la salida<",
+    ">Hide code cell output<": ">Ocultar la salida<",
+    ">Show code cell outputs<": ">Mostrar la salida<",
+    ">Hide code cell outputs<": ">Ocultar la salida<",
+    ">Show code cell content<": ">Mostrar la celda de código<",
+    ">Hide code cell content<": ">Ocultar la celda de código<",
+}
+
+# El logotipo de Binder/Colab/JupyterHub va junto a su nombre: es decorativo.
+_ALT_LOGO = re.compile(r'alt="[^"]*\s(?:logo|logotipo)"')
+# El botón de búsqueda con texto visible («Buscar Ctrl+K») no necesita aria-label: si
+# la tiene, el nombre accesible no contiene el texto visible (axe: label-content-name-
+# mismatch). El botón que solo tiene el icono conserva la suya.
+_SEARCH_FIELD_ARIA = re.compile(
+    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="[^"]*"'
+)
+# Los iconos (<i class="fa-...">) son decorativos: el botón o enlace que los contiene ya
+# tiene nombre.
+_ICON_TAG = re.compile(r'<i class="([^"]*\bfa[a-z-]*\b[^"]*)"(?![^>]*aria-hidden)')
+_ICON_TITLE = re.compile(r'(<i class="theme-switch[^"]*"[^>]*?)\s+title="[^"]*"')
+_FONTAWESOME_JS = re.compile(
+    r'\s*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>'
+)
+_SEARCH_SCRIPTS = re.compile(
+    r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
+    r'searchindex\.js)"></script>'
+)
+
+
+def retouch_html(html: str, pagename: str) -> str:
+    """Ajustes finales del HTML de una página (ver el docstring del módulo)."""
+    for english, spanish in FIXED_TEXTS.items():
+        html = html.replace(english, spanish)
+    html = _ALT_LOGO.sub('alt=""', html)
+    html = _SEARCH_FIELD_ARIA.sub(r"\1", html)
+    html = _ICON_TITLE.sub(r"\1", html)
+    html = _ICON_TAG.sub(r'<i class="\1" aria-hidden="true"', html)
+    # docutils: role="list" con hijos doc-biblioentry (rol obsoleto) no es una lista
+    # válida para los lectores de pantalla (axe: aria-required-children, crítico).
+    html = html.replace('role="doc-biblioentry"', 'role="listitem"')
+    html = _FONTAWESOME_JS.sub("", html)
+    if pagename != "search":
+        # pydata-sphinx-theme los carga en todas las páginas para la búsqueda mientras
+        # se escribe, que este sitio no usa (search_as_you_type = False): el formulario
+        # lleva a search.html, que sí los carga.
+        html = _SEARCH_SCRIPTS.sub("", html)
+    return html
+
+
+class CourseTemplates(BuiltinTemplateLoader):
+    """Las plantillas de siempre, con ``retouch_html`` aplicado a cada página."""
+
+    def render(self, template: str, context: dict) -> str:
+        html = super().render(template, context)
+        if template.endswith(".html") and "pagename" in context:
+            html = retouch_html(html, context["pagename"])
+        return html
+
+
+# --------------------------------------------------------------------------------------
+# 2. Búsqueda en español con y sin tildes
+# --------------------------------------------------------------------------------------
+
+
+def strip_accents(text: str) -> str:
+    """Quita tildes y diéresis (``á → a``, ``ü → u``); la ``ñ`` se queda."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", re.sub("[\u0301\u0308]", "", decomposed))
+
+
+_UNSTEMMED = "\ue000"  # marca interna: «indexa esta palabra tal cual, sin raíz»
+
+_JS_STEMMER = """
+/* resnorm.sphinx_ext: la raíz se compara sin tildes, igual que en el índice. */
+var SpanishStemmerNoAccents = function () {
+  var base = new SpanishStemmer();
+  this.stemWord = function (word) {
+    return base.stemWord(word).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
+      .normalize("NFC");
+  };
+};
+Stemmer = SpanishStemmerNoAccents;
+"""
+
+
+class SpanishSearch(SearchSpanish):
+    """Buscador español que encuentra «normalización» también escrita sin tilde.
+
+    El índice se construye en Python (``snowballstemmer`` 3) y la consulta se procesa
+    en el navegador con el algoritmo de raíces en JavaScript que trae Sphinx («Snowball»
+    2.1). Con tildes, los dos dan la misma raíz (``normalización → normaliz``); sin
+    tildes no (``normalizacion`` da ``normaliz`` en Python y ``normalizacion`` en
+    JavaScript). Así que el índice guarda, además de la raíz sin tildes, la palabra
+    entera sin tildes de cada palabra que las tenía; la búsqueda parcial de Sphinx
+    (términos que contienen la raíz de la consulta) la encuentra.
+    """
+
+    js_stemmer_rawcode = None  # todo el JavaScript va en js_stemmer_code
+
+    @property
+    def js_stemmer_code(self) -> str:  # type: ignore[override]
+        import sphinx
+
+        folder = Path(sphinx.__file__).parent / "search" / "minified-js"
+        base = (folder / "base-stemmer.js").read_text(encoding="utf-8")
+        spanish = (folder / "spanish-stemmer.js").read_text(encoding="utf-8")
+        return f"{base}\n{spanish}\n{_JS_STEMMER}"
+
+    def split(self, input: str) -> list[str]:  # noqa: A002 - firma de la clase base
+        words = super().split(input)
+        extra = [_UNSTEMMED + strip_accents(w) for w in words if strip_accents(w) != w]
+        return words + extra
+
+    def stem(self, word: str) -> str:
+        if word.startswith(_UNSTEMMED):
+            return word[1:].lower()
+        return strip_accents(super().stem(word))
+
+
+# --------------------------------------------------------------------------------------
+# 3. Iconos: fuentes de Font Awesome recortadas a los iconos del sitio
+# --------------------------------------------------------------------------------------
+
+ICON_FONTS = {
+    # archivo del tema → (familia, peso)
+    "fa-solid-900": ("Font Awesome 6 Free", 900),
+    "fa-regular-400": ("Font Awesome 6 Free", 400),
+    "fa-brands-400": ("Font Awesome 6 Brands", 400),
+}
+ICONS_DIR = "iconos"  # dentro de _static
+ICONS_CSS = f"{ICONS_DIR}/iconos.css"
+
+_FA_CLASS_RULE = re.compile(
+    r'((?:\.fa-[a-z0-9-]+:{1,2}before,?)+)\{content:"\\([0-9a-fA-F]{4,5})"\}'
+)
+_FA_CLASS_NAME = re.compile(r"\.(fa-[a-z0-9-]+):")
+_PUA = re.compile(r"\\([ef][0-9a-fA-F]{3})(?![0-9a-fA-F])|([\ue000-\uf8ff])")
+_CLASS_ATTR = re.compile(r'class="([^"]*)"')
+_FA_TOKEN = re.compile(r"\bfa-[a-z0-9-]+")
+
+
+def _icon_codepoints(css_by_name: dict[str, str]) -> tuple[dict[str, int], set[int]]:
+    """Lee el CSS del sitio: (clase de icono → código) y códigos que usa el propio CSS.
+
+    El CSS del tema incluye el de «Font Awesome» con una regla
+    ``.fa-x:before{content:…}`` por icono (miles): esas dan el diccionario. Lo demás
+    (``--pst-icon-*``, los ``:after`` de las advertencias, el ``\\f107`` de
+    ``sphinx-book-theme``…) son iconos que el CSS pinta siempre.
+    """
+    classes: dict[str, int] = {}
+    used: set[int] = set()
+    for css in css_by_name.values():
+        for match in _FA_CLASS_RULE.finditer(css):
+            code = int(match.group(2), 16)
+            for name in _FA_CLASS_NAME.findall(match.group(1)):
+                classes[name] = code
+        rest = _FA_CLASS_RULE.sub("", css)
+        for escaped, literal in _PUA.findall(rest):
+            used.add(int(escaped, 16) if escaped else ord(literal))
+    return classes, used
+
+
+def _icon_classes_in(outdir: Path) -> set[str]:
+    """Clases ``fa-*`` que aparecen en el HTML del sitio y en el JS del tema."""
+    found: set[str] = set()
+    for page in outdir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        for classes in _CLASS_ATTR.findall(text):
+            found.update(_FA_TOKEN.findall(classes))
+    static = outdir / "_static"
+    for script in static.rglob("*.js"):
+        rel = script.relative_to(static).as_posix()
+        if rel.startswith("vendor/") or rel == "scripts/fontawesome.js":
+            continue  # fontawesome.js los nombra todos; vendor/ son los widgets
+        found.update(
+            _FA_TOKEN.findall(script.read_text(encoding="utf-8", errors="replace"))
+        )
+    return found
+
+
+def used_icon_codepoints(outdir: Path) -> set[int]:
+    """Todos los códigos de icono que el sitio construido puede pintar."""
+    static = outdir / "_static"
+    css = {
+        p.relative_to(static).as_posix(): p.read_text(
+            encoding="utf-8", errors="replace"
+        )
+        for p in static.rglob("*.css")
+        if not p.relative_to(static).as_posix().startswith((f"{ICONS_DIR}/", "vendor/"))
+    }
+    classes, used = _icon_codepoints(css)
+    for name in _icon_classes_in(outdir):
+        if name in classes:
+            used.add(classes[name])
+    return used
+
+
+def _subset_font(source: Path, target: Path, codepoints: set[int]) -> list[int]:
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(str(source))
+    keep = sorted(cp for cp in codepoints if cp in font.getBestCmap())
+    options = subset.Options()
+    options.flavor = "woff"  # woff2 necesitaría brotli; con tan pocos glifos da igual
+    options.layout_features = []
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=keep)
+    subsetter.subset(font)
+    font.flavor = "woff"
+    font.save(str(target))
+    return keep
+
+
+_ICONS_CSS_TEMPLATE = """\
+/* Generado por resnorm.sphinx_ext: las fuentes de iconos del tema, recortadas a
+   los iconos que usa el sitio ({count} glifos). Sustituyen a fontawesome.js.
+   códigos: {codes} */
+{faces}
+/* Si una página carga @jupyter-widgets/html-manager, su CSS de «Font Awesome» 5
+   reclama .fa/.fas/.fab para sus propias fuentes: los iconos siguen con estas. */
+.fa,.fa-solid,.fas{{
+  font-family:"Font Awesome 6 Free"!important;font-weight:900!important}}
+.fa-regular,.far{{
+  font-family:"Font Awesome 6 Free"!important;font-weight:400!important}}
+.fa-brands,.fab{{
+  font-family:"Font Awesome 6 Brands"!important;font-weight:400!important}}
+"""
+
+
+def _write_icon_fonts(app, exception) -> None:
+    """Escribe ``_static/iconos/``: las fuentes recortadas y su CSS."""
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    webfonts = outdir / "_static" / "vendor" / "fontawesome" / "webfonts"
+    if not webfonts.is_dir():
+        logger.warning("resnorm: faltan las fuentes de iconos del tema en %s", webfonts)
+        return
+    codepoints = used_icon_codepoints(outdir)
+    codes = " ".join(f"{cp:x}" for cp in sorted(codepoints))
+    target = outdir / "_static" / ICONS_DIR
+    css_path = outdir / "_static" / ICONS_CSS
+    fonts = [target / f"{name}.woff" for name in ICON_FONTS]
+    if (
+        css_path.exists()
+        and all(font.exists() for font in fonts)
+        and f"códigos: {codes} */" in css_path.read_text("utf-8")
+    ):
+        return  # nada nuevo: no se recortan otra vez
+    target.mkdir(parents=True, exist_ok=True)
+    faces = []
+    for name, (family, weight) in ICON_FONTS.items():
+        _subset_font(webfonts / f"{name}.ttf", target / f"{name}.woff", codepoints)
+        faces.append(
+            f'@font-face{{font-family:"{family}";font-style:normal;'
+            f"font-weight:{weight};"
+            f'font-display:block;src:url({name}.woff) format("woff")}}'
+        )
+    css_path.write_text(
+        _ICONS_CSS_TEMPLATE.format(
+            count=len(codepoints), codes=codes, faces="\n".join(faces)
+        ),
+        encoding="utf-8",
+    )
+
+
+# --------------------------------------------------------------------------------------
+# 4. MathJax solo donde hay fórmulas; 5. scripts repetidos
+# --------------------------------------------------------------------------------------
+
+
+def has_math(doctree) -> bool:
+    """¿Tiene la página alguna fórmula (en línea o en bloque)?"""
+    if doctree is None:
+        return False
+    formulas = doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))
+    return next(iter(formulas), None) is not None
+
+
+def _script_src(script) -> str:
+    return getattr(script, "filename", None) or ""
+
+
+def _script_body(script) -> str:
+    return (getattr(script, "attributes", None) or {}).get("body", "") or ""
+
+
+def _mathjax_only_with_math(app, pagename, templatename, context, doctree) -> None:
+    """Quita MathJax de las páginas sin fórmulas.
+
+    ``sphinx.ext.mathjax`` lo añade también a una página cuyos *hijos* en el índice
+    tienen fórmulas (pensado para el constructor ``singlehtml``): la portada lo cargaba.
+    """
+    if has_math(doctree):
+        return
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    mathjax = str(app.config.mathjax_path)
+    context["script_files"] = [
+        s
+        for s in scripts
+        # el constructor le antepone «_static/» a las rutas relativas
+        if not str(_script_src(s)).endswith(mathjax)
+        and not _script_body(s).startswith("window.MathJax")
+    ]
+
+
+def _dedupe_scripts(
+    app, pagename: str, templatename: str, context: dict, doctree
+) -> None:
     """Quita scripts repetidos de la página.
 
-    sphinx-thebe 0.3.1 registra su configuración en línea en cada lectura del entorno
-    (``env-before-read-docs``); si ese evento ocurre dos veces, la página declara dos
-    veces ``const THEBE_JS_URL`` y el navegador da un error de consola.
+    ``sphinx-thebe`` 0.3.1 registra su configuración en línea en cada lectura del
+    entorno (``env-before-read-docs``); si ese evento ocurre dos veces, la página
+    declara dos veces ``const THEBE_JS_URL`` y el navegador da un error de consola.
     """
     scripts = context.get("script_files")
     if not scripts:
@@ -30,6 +466,62 @@ def _dedupe_scripts(app, pagename: str, templatename: str, context: dict, doctre
     context["script_files"] = unique
 
 
+def _sync_static_files(app, exception) -> None:
+    """Copia los estáticos propios (``html_static_path``) que hayan cambiado.
+
+    Cuando ninguna página está desactualizada, Sphinx 7.4 termina sin su fase final y no
+    copia ``_static``: un cambio solo en ``_assets/css/curso.css`` no llegaría al sitio.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    import filecmp
+    import shutil
+
+    target_root = Path(app.outdir) / "_static"
+    for entry in app.config.html_static_path:
+        source_root = Path(app.confdir) / entry
+        if not source_root.is_dir():
+            continue
+        for source in source_root.rglob("*"):
+            rel = source.relative_to(source_root)
+            if not source.is_file() or any(part.startswith(".") for part in rel.parts):
+                continue
+            target = target_root / rel
+            if not target.exists() or not filecmp.cmp(source, target, shallow=False):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+
+
+# --------------------------------------------------------------------------------------
+
+
+def _config_inited(app, config) -> None:
+    _install_catalogs(app, config)
+    _register_js_translations(app)
+    config.template_bridge = f"{__name__}.CourseTemplates"
+
+
 def setup(app) -> dict[str, Any]:
+    from sphinx.search import languages
+
+    languages["es"] = SpanishSearch
+    app.add_config_value("resnorm_site_version", SITE_VERSION, "html")
+    app.connect("config-inited", _config_inited)
+    app.add_css_file(ICONS_CSS)
+    app.add_js_file("js/interfaz-es.js", priority=900)
+    app.connect("html-page-context", _mathjax_only_with_math, priority=890)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("build-finished", _sync_static_files)
+    app.connect("build-finished", _write_icon_fonts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+__all__ = [
+    "SpanishSearch",
+    "CourseTemplates",
+    "FIXED_TEXTS",
+    "has_math",
+    "retouch_html",
+    "strip_accents",
+    "used_icon_codepoints",
+]

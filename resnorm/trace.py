@@ -70,7 +70,7 @@ def _frozen(values):
 
 
 def perro_example() -> PerroExample:
-    """El ejemplo del curso: el vector «perro» que entra al sub-bloque de atención.
+    """El ejemplo del curso: el vector «perro» que entra a la subcapa de atención.
 
     Capítulo 8: El vector «perro» paso a paso.
 

@@ -332,7 +332,7 @@ def test_layer_norm_shifted_preset_gives_the_same_normalized_vector(open_widget)
 def test_residual_first_frame_and_identity_for_free(open_widget):
     w = open_widget("residual")
     assert "= [0.80, 0.95, 0.93, 1.33]" in w.text()
-    slider = w.page.get_by_label("Escala α de la salida del sub-bloque F(x)")
+    slider = w.page.get_by_label("Escala α de la salida de la subcapa F(x)")
     slider.focus()
     w.page.keyboard.press("Home")
     assert "la identidad sale gratis" in w.text()
@@ -387,12 +387,12 @@ def test_depth_explorer_slider_checkboxes_and_view(open_widget):
     w = open_widget("depth_explorer")
     live = w.root.locator(".rn-summary")
     text = live.inner_text()
-    assert "Con 32 bloques:" in text
+    assert "Con 32 capas:" in text
     assert "Sin residual: 0 (por debajo" in text
     assert "Post-LN: 8.0000" in text
     w.root.get_by_role("slider", name="Profundidad").focus()
     w.page.keyboard.press("Home")
-    assert "Con 2 bloques:" in live.inner_text()
+    assert "Con 2 capas:" in live.inner_text()
     assert "Sin residual: 0.0100" in live.inner_text()
     w.page.keyboard.press("ArrowRight")
     w.page.keyboard.press("ArrowRight")

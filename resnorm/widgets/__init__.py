@@ -9,10 +9,10 @@ Cada widget tiene tres capas (como en el estilo de la casa):
 En la web estática (Jupyter Book) no hay núcleo: el widget se dibuja desde su estado
 guardado y todo lo que reacciona se calcula en el navegador. Lo que necesita Python
 (la traza del vector «perro», los experimentos de profundidad) se calcula al construir
-el widget y viaja como trait. El mismo widget funciona en JupyterLab con núcleo.
+el widget y viaja como atributo sincronizado («trait»). El mismo widget funciona en JupyterLab con núcleo.
 
 Un ESM de anywidget se carga como un único módulo, sin resolver imports relativos:
-``bundle`` inlina ``compute.js`` y ``ui.js`` en el módulo de cada widget.
+``bundle`` incrusta ``compute.js`` y ``ui.js`` en el módulo de cada widget.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _parse_names(names: str, filename: str) -> list[str]:
 
 
 def bundle(entry: str, directory: Path | None = None) -> str:
-    """Módulo ES único para el ``_esm`` de un widget: inlina sus imports relativos.
+    """Módulo ES único para el ``_esm`` de un widget: incrusta sus imports relativos.
 
     Infraestructura de los widgets (sin capítulo).
 
@@ -161,7 +161,7 @@ def bundle(entry: str, directory: Path | None = None) -> str:
     if not re.search(r"^export\s+default\b", entry_text, re.M):
         raise ValueError(f"bundle: {entry} debe tener «export default {{ render }}»")
     entry_text = rewrite(entry, entry_text)
-    parts = [f"// {entry}, con sus dependencias inlinadas por resnorm.widgets.bundle"]
+    parts = [f"// {entry}, con sus dependencias incrustadas por resnorm.widgets.bundle"]
     for filename in order:
         names = ", ".join(exports[filename])
         parts.append(
@@ -231,7 +231,7 @@ class MeanStdCalculator(anywidget.AnyWidget):
     ``resnorm.mean``/``resnorm.std``. Acepta coma decimal, exponentes y espacios;
     explica σ = 0 (qué hace ε) y muestra sin desbordar valores como 1e200.
 
-    ``values`` (trait) guarda los cuatro textos tal como se escribieron.
+    ``values`` (atributo sincronizado) guarda los cuatro textos tal como se escribieron.
     """
 
     _esm = bundle("mean_std.js")

@@ -1,4 +1,4 @@
-// «El vector “perro” por un bloque» (Capítulo 5: Post-LN y Pre-LN).
+// «El vector “perro” por un bloque» (Capítulo 8: el vector «perro» paso a paso).
 // Solo muestra: los pasos (vectores y estadísticas) los calcula
 // resnorm.trace en Python al construir el widget.
 import { barRange, cleanRoundoff, formatNumber } from "./compute.js";
@@ -15,7 +15,7 @@ const ORDERS = [
   },
   {
     value: "pre",
-    label: "Pre-LN (GPT-2, GPT-3, LLaMA)",
+    label: "Pre-LN (GPT-2)",
     formula: "h = x + Atención(LN₁(x));  salida = h + FFN(LN₂(h))",
   },
 ];

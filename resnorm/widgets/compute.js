@@ -344,7 +344,7 @@ export function layerNormSteps(x, gamma = null, beta = null, eps = 1e-5) {
 }
 
 /**
- * La suma residual con el sub-bloque escalado (Capítulo 2: conexión
+ * La suma residual con la subcapa escalada (Capítulo 2: conexión
  * residual): y = x + α·F(x). Con α = 0, y = x: la identidad sale gratis.
  * Devuelve también la similitud coseno entre y y x (cuánto conserva el perfil
  * de la entrada) y las normas.

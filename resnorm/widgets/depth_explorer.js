@@ -18,10 +18,10 @@ const VIEWS = {
   gradient: {
     option: "Gradiente en la primera capa según la profundidad",
     xKey: "depths",
-    xLabel: "profundidad (número de bloques)",
+    xLabel: "profundidad (número de capas)",
     yLabel: "norma del gradiente (log)",
     slider: "Profundidad",
-    at: (x) => `Con ${x} bloques`,
+    at: (x) => `Con ${x} capas`,
   },
   activations: {
     option: "Desviación estándar de las activaciones, capa a capa",

@@ -35,19 +35,19 @@ function render({ model, el }) {
     if (save) commit(model, { scale: alpha }, echo);
   };
   input.addEventListener("input", () => setAlpha(input.value, true));
-  const zeroBtn = h("button", { type: "button", text: "α = 0: sin sub-bloque" });
+  const zeroBtn = h("button", { type: "button", text: "α = 0: sin subcapa" });
   zeroBtn.addEventListener("click", () => setAlpha(0, true));
   const oneBtn = h("button", { type: "button", text: "α = 1: la suma del curso" });
   oneBtn.addEventListener("click", () => setAlpha(1, true));
 
   const controls = h("div", { class: "rn-slider rn-wide" }, [
-    h("label", { for: id, text: "Escala α de la salida del sub-bloque F(x)" }),
+    h("label", { for: id, text: "Escala α de la salida de la subcapa F(x)" }),
     input,
     out,
   ]);
   const series = [
     { name: "Entrada x", color: OKABE_ITO.blue },
-    { name: "α·F(x) (lo que aporta el sub-bloque)", color: OKABE_ITO.orange },
+    { name: "α·F(x) (lo que aporta la subcapa)", color: OKABE_ITO.orange },
     { name: "Salida x + α·F(x)", color: OKABE_ITO.green },
   ];
   const svg = s("svg", { class: "rn-chart" });
@@ -94,7 +94,7 @@ function render({ model, el }) {
       summary.append(
         h("p", {
           text:
-            "Con α = 0 el sub-bloque no aporta nada y la salida es exactamente x: " +
+            "Con α = 0 la subcapa no aporta nada y la salida es exactamente x: " +
             "la identidad sale gratis. Una capa que no sirve solo tiene que " +
             "aprender F(x) = 0.",
         }),
@@ -105,7 +105,7 @@ function render({ model, el }) {
           text:
             `Parecido entre la salida y x (coseno): ${formatNumber(r.cosine, 3)}. ` +
             (r.cosine > 0.95
-              ? "La salida conserva el perfil de x: el sub-bloque solo lo corrige."
+              ? "La salida conserva el perfil de x: la subcapa solo lo corrige."
               : "Con un F(x) tan grande, la corrección empieza a tapar a x."),
         }),
       );

@@ -1,0 +1,123 @@
+// Dibuja los widgets del curso en la web estática, sin núcleo.
+//
+// Los widgets del curso son de anywidget: un módulo ES («_esm») con
+// `export default { render }` y un modelo del que solo usan get, set, on, off y
+// save_changes. Para eso no hace falta el gestor completo de @jupyter-widgets
+// (embed-amd.js, unos 900 KB comprimido, con Backbone, Lumino y los controles de
+// ipywidgets): este archivo lee el estado que myst-nb guarda en la página y monta cada
+// vista. myst-nb lo carga solo en las páginas con widgets (nb_ipywidgets_js).
+(function () {
+  "use strict";
+
+  var STATE = "application/vnd.jupyter.widget-state+json";
+  var VIEW = "application/vnd.jupyter.widget-view+json";
+
+  // Un modelo como el de anywidget, en memoria: «change:x» avisa a quien escucha.
+  function Model(state) {
+    this.attributes = Object.assign({}, state);
+    this.listeners = {};
+  }
+  Model.prototype.get = function (name) {
+    return this.attributes[name];
+  };
+  Model.prototype.set = function (name, value) {
+    var old = this.attributes[name];
+    this.attributes[name] = value;
+    if (old !== value) {
+      this.emit("change:" + name, value);
+      this.emit("change", value);
+    }
+  };
+  Model.prototype.on = function (event, callback) {
+    (this.listeners[event] = this.listeners[event] || []).push(callback);
+  };
+  Model.prototype.off = function (event, callback) {
+    if (!event) {
+      this.listeners = {};
+    } else if (!callback) {
+      delete this.listeners[event];
+    } else {
+      this.listeners[event] = (this.listeners[event] || []).filter(function (cb) {
+        return cb !== callback;
+      });
+    }
+  };
+  Model.prototype.emit = function (event, value) {
+    var self = this;
+    (this.listeners[event] || []).slice().forEach(function (callback) {
+      callback(self, value);
+    });
+  };
+  // Sin núcleo no hay con quién sincronizar: el estado local es el que vale.
+  Model.prototype.save_changes = function () {};
+  Model.prototype.send = function () {};
+
+  var modules = {}; // el mismo _esm (una clase de widget) se importa una vez
+  var styles = {};
+
+  function loadModule(esm) {
+    if (!modules[esm]) {
+      // anywidget admite una URL en _esm; los del curso traen el código.
+      var url = /^https?:\/\/\S+$/.test(esm)
+        ? esm
+        : URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
+      modules[esm] = import(url).then(function (module) {
+        return module.default || module;
+      });
+    }
+    return modules[esm];
+  }
+
+  function addStyle(css) {
+    if (!css || styles[css]) return;
+    styles[css] = true;
+    var style = document.createElement("style");
+    style.textContent = css;
+    document.head.appendChild(style);
+  }
+
+  function mount(script, models) {
+    var id = JSON.parse(script.textContent).model_id;
+    var model = models[id];
+    if (!model || typeof model.get("_esm") !== "string") {
+      console.error("widgets-estaticos: no hay estado para el widget " + id);
+      return Promise.resolve();
+    }
+    addStyle(model.get("_css"));
+    var area = document.createElement("div");
+    area.className = "widget-subarea";
+    var el = document.createElement("div");
+    el.className = "rn-anywidget";
+    area.appendChild(el);
+    script.parentNode.insertBefore(area, script);
+    return loadModule(model.get("_esm")).then(function (widget) {
+      if (!model.initialized && typeof widget.initialize === "function") {
+        widget.initialize({ model: model });
+      }
+      model.initialized = true;
+      return widget.render({ model: model, el: el });
+    });
+  }
+
+  function start() {
+    var stateScript = document.querySelector('script[type="' + STATE + '"]');
+    if (!stateScript) return;
+    var state = JSON.parse(stateScript.textContent).state || {};
+    var models = {};
+    Object.keys(state).forEach(function (id) {
+      models[id] = new Model(state[id].state || {});
+    });
+    document.querySelectorAll('script[type="' + VIEW + '"]').forEach(function (script) {
+      mount(script, models).catch(function (error) {
+        var message = String((error && error.message) || error).slice(0, 300);
+        console.error("widgets-estaticos: un widget no se pudo dibujar: " + message);
+      });
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

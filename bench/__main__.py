@@ -1,0 +1,227 @@
+"""``python -m bench``: mide, escribe ``bench/results.json`` e imprime una tabla.
+
+Uso::
+
+    python -m bench                      # todo, con las corridas por defecto
+    python -m bench --quick              # menos corridas (para probar el banco)
+    python -m bench --sections cost,widgets --html _build/html
+    BENCH_LOCK=/tmp/jb.lock python -m bench   # cada construcción toma ese candado
+
+Sin la sección ``build``, las páginas y los widgets se miden sobre ``--html`` (por
+defecto ``_build/html``, lo que dejó ``make book``); con ella, sobre el sitio recién
+construido en la copia temporal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+from bench import build as build_mod
+from bench import pages as pages_mod
+from bench import report
+from bench import widgets as widgets_mod
+from bench.server import serve
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = ("build", "pages", "widgets", "cost")
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sections", default=",".join(SECTIONS),
+                   help="secciones separadas por comas (build,pages,widgets,cost)")
+    p.add_argument("--cold-runs", type=int, default=3)
+    p.add_argument("--warm-runs", type=int, default=3)
+    p.add_argument("--events", type=int, default=120,
+                   help="eventos medidos por widget (además de los de calentamiento)")
+    p.add_argument("--warmup-events", type=int, default=10)
+    p.add_argument("--cost-repeats", type=int, default=9)
+    p.add_argument("--sizes", default="4096x1024,16384x1024",
+                   help="formas (N×d) para el coste de normalizar")
+    p.add_argument("--html", default=str(ROOT / "_build" / "html"),
+                   help="sitio construido si no se ejecuta la sección build")
+    p.add_argument("--lock", default=os.environ.get("BENCH_LOCK"),
+                   help="candado (flock) para cada construcción; o BENCH_LOCK")
+    p.add_argument("--output", default=str(ROOT / "bench" / "results.json"))
+    p.add_argument("--keep-build", action="store_true",
+                   help="no borrar la copia temporal de la construcción")
+    p.add_argument("--minimal-widgets", action="store_true",
+                   help="medir todos los widgets en la página mínima, no en el libro")
+    p.add_argument("--quick", action="store_true",
+                   help="1 construcción en frío, 2 en caliente, 100 eventos, 5 reps")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.cold_runs, args.warm_runs = 1, 2
+        args.events, args.cost_repeats = 100, 5
+    args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = set(args.sections) - set(SECTIONS)
+    if unknown:
+        p.error(f"secciones desconocidas: {sorted(unknown)}; válidas: {SECTIONS}")
+    args.shapes = [tuple(int(n) for n in s.lower().split("x"))
+                   for s in args.sizes.split(",")]
+    return args
+
+
+def machine() -> dict:
+    import numpy
+    import torch
+
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "date": datetime.now().isoformat(timespec="seconds"),
+        "cpus": os.cpu_count(),
+        "cpu_model": model,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "torch": torch.__version__,
+        "loadavg_start": os.getloadavg(),
+    }
+
+
+def cost_section(shapes, repeats) -> list[dict]:
+    from resnorm.cost import measure_norms, rows_by_method
+
+    blocks = []
+    for shape in shapes:
+        log(f"  coste de normalizar {shape}…")
+        rows = measure_norms(shape, repeats=repeats, seed=0)
+        by = rows_by_method(rows)
+
+        def ratio(a, b):
+            return by[a]["cpu_s"] / by[b]["cpu_s"]
+
+        blocks.append({
+            "shape": list(shape),
+            "rows": rows,
+            "ratios": {
+                "resnorm.layer_norm / F.layer_norm":
+                    ratio("resnorm_layer_norm", "torch_layer_norm"),
+                "F.rms_norm / F.layer_norm":
+                    ratio("torch_rms_norm", "torch_layer_norm"),
+                "RMSNorm ingenua / LayerNorm ingenua":
+                    ratio("naive_rms_norm", "naive_layer_norm"),
+                "F.layer_norm / copia a un búfer":
+                    ratio("torch_layer_norm", "copy_into"),
+            },
+        })
+    return blocks
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    results: dict = {"machine": machine(), "args": {
+        k: v for k, v in vars(args).items() if k not in ("shapes",)
+    }}
+    html_dir = Path(args.html)
+    built = None
+    started = time.perf_counter()
+
+    def section(name, fn):
+        log(f"[{name}]")
+        t0 = time.perf_counter()
+        try:
+            value = fn()
+        except Exception as exc:  # una sección rota no tira las demás
+            traceback.print_exc()
+            value = {"error": f"{type(exc).__name__}: {exc}"}
+        results.setdefault("section_seconds", {})[name] = time.perf_counter() - t0
+        results.setdefault("loadavg", {})[name] = os.getloadavg()
+        return value
+
+    try:
+        if "build" in args.sections:
+            built = section("build", lambda: build_mod.bench_build(
+                args.cold_runs, args.warm_runs, args.lock, log))
+            results["build"] = {k: v for k, v in built.items() if k != "tmp"}
+            if "error" not in built:
+                html_dir = Path(built["html"])
+        if "cost" in args.sections:
+            results["cost"] = section("cost", lambda: cost_section(
+                args.shapes, args.cost_repeats))
+        browser_sections = [s for s in ("pages", "widgets") if s in args.sections]
+        if browser_sections:
+            if not (html_dir / "index.html").exists():
+                log(f"No hay sitio construido en {html_dir}: ejecuta «make book».")
+                for s in browser_sections:
+                    results[s] = {"error": f"sin sitio en {html_dir}"}
+            else:
+                results["site"] = str(html_dir)
+                run_browser(args, results, html_dir, browser_sections, section)
+        from tests.helpers import notebook_paths
+
+        if html_dir.exists():
+            results["stats_page"] = report.check_stats_page(
+                html_dir, [p.stem for p in notebook_paths()])
+    finally:
+        if built and "tmp" in built and not args.keep_build:
+            build_mod.cleanup(built)
+    results["machine"]["loadavg_end"] = os.getloadavg()
+    results["total_seconds"] = time.perf_counter() - started
+    for key in ("pages", "widgets", "cost"):  # una sección con error no es una lista
+        if isinstance(results.get(key), dict):
+            results[f"{key}_error"] = results.pop(key)["error"]
+    Path(args.output).write_text(json.dumps(results, indent=1, ensure_ascii=False),
+                                 encoding="utf-8")
+    load = results["machine"]
+    print(f"Máquina: {load['cpus']} CPU ({load['cpu_model']}); carga media (1 min) "
+          f"{load['loadavg_start'][0]:.1f} al empezar, {load['loadavg_end'][0]:.1f} al "
+          f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
+    print(report.table(report.rows_for(results)))
+    errors = [k for k in results if k.endswith("_error")]
+    if errors:
+        print("Secciones con error: " + ", ".join(errors) + " (ver el JSON)")
+    print(f"Resultados completos en {args.output}")
+    return 0
+
+
+def run_browser(args, results, html_dir: Path, sections, section) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.helpers import CHROMIUM_FLAGS
+
+    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    pages = pages_mod.site_pages(html_dir)
+    with serve(html_dir) as site_url, sync_playwright() as p:
+        kwargs = {"args": list(CHROMIUM_FLAGS)}
+        if Path(executable).exists():
+            kwargs["executable_path"] = executable
+        browser = p.chromium.launch(**kwargs)
+        try:
+            if "pages" in sections:
+                results["pages"] = section("pages", lambda: pages_mod.bench_pages(
+                    browser, site_url, html_dir, log))
+                results["stray_pages"] = pages_mod.stray_pages(html_dir)
+            if "widgets" in sections:
+                results["widgets"] = section(
+                    "widgets",
+                    lambda: widgets_mod.bench_widgets(
+                        browser, serve, site_url, html_dir, pages, args.events,
+                        args.warmup_events, log, args.minimal_widgets),
+                )
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""La tabla única de ``make bench`` y la comprobación de los objetivos."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+TARGETS = {
+    "cold_build_s": 120.0,
+    "warm_build_s": 5.0,
+    "widget_p95_ms": 16.0,
+    "layer_norm_vs_torch": 3.0,
+}
+
+
+def _mark(ok) -> str:
+    return "—" if ok is None else ("✓" if ok else "✗")
+
+
+def _kb(n: float) -> str:
+    return f"{n / 1000:.1f} KB"
+
+
+def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
+    """(sección, medida, valor, objetivo, ¿cumple?) para cada cifra de ``results``."""
+    out = []
+    build = results.get("build")
+    if build and "error" not in build:
+        n = len(build["cold_s"])
+        ok = build["cold_median_s"] <= TARGETS["cold_build_s"] and build["ok"]
+        out.append(("Construcción", f"en frío (mediana de {n})",
+                    f"{build['cold_median_s']:.1f} s", "≤ 120 s", _mark(ok)))
+        m = len(build["warm_noop_s"])
+        for key, what in (("warm_noop_median_s", "en caliente, sin cambios"),
+                          ("warm_touch_median_s",
+                           f"en caliente, {build['touched_page']} tocada")):
+            value = build[key]
+            if value is not None:
+                out.append(("Construcción", f"{what} (mediana de {m})",
+                            f"{value:.1f} s", "≤ 5 s",
+                            _mark(value <= TARGETS["warm_build_s"])))
+        if not build["ok"]:
+            out.append(("Construcción", "¿terminaron todas bien?", "no (ver JSON)",
+                        "sí", "✗"))
+        for name, seconds in build["notebooks"].items():
+            out.append(("Notebook", name, f"{seconds:.1f} s", "", ""))
+    elif build:
+        out.append(("Construcción", "error", build["error"][:60], "", "✗"))
+    stats = results.get("stats_page")
+    if stats:
+        out.append(("Estadísticas", "notebooks listados con tiempo y fecha",
+                    f"{stats['listed']} de {stats['expected']}", "todos",
+                    _mark(stats["ok"])))
+    for page in results.get("pages", []) or []:
+        kind = "con widgets" if page["widgets"] else "sin widgets"
+        out.append(("Página", f"{page['page']} ({kind})",
+                    f"{_kb(page['gzip_bytes'])}, {page['requests']} peticiones",
+                    f"≤ {_kb(page['budget_bytes'])}", _mark(page["ok"])))
+    stray = results.get("stray_pages")
+    if stray:
+        folders = sorted({p.split("/")[0] for p in stray})
+        out.append(("Página", "páginas que no son del libro", f"{len(stray)} "
+                    f"(en {', '.join(folders)})", "0", "✗"))
+    for w in results.get("widgets", []) or []:
+        if not w.get("events"):
+            out.append(("Widget", f"{w['widget']} ({w['source']})", "sin medida",
+                        "p95 ≤ 16 ms", "✗"))
+            continue
+        out.append((
+            "Widget", f"{w['widget']} ({w['source']})",
+            f"mediana {w['median_ms']:.1f} ms, p95 {w['p95_ms']:.2f} ms "
+            f"(manejo: p95 {w['handling_p95_ms']:.1f} ms; {w['events']} eventos)",
+            "p95 ≤ 16 ms", _mark(w["p95_ms"] <= TARGETS["widget_p95_ms"]),
+        ))
+    for block in results.get("cost", []) or []:
+        shape = "×".join(str(n) for n in block["shape"])
+        for r in block["rows"]:
+            out.append((
+                f"Coste {shape}", f"{r['label']} ({r['library']})",
+                f"{1e3 * r['cpu_s']:.2f} ms, {r['gbps']:.2f} GB/s, "
+                f"×{r['vs_copy']:.2f} copia, {r['faults']:.0f} faltas",
+                "", "",
+            ))
+        for name, ratio in block["ratios"].items():
+            target = "≤ 3×" if name == "resnorm.layer_norm / F.layer_norm" else ""
+            ok = (ratio <= TARGETS["layer_norm_vs_torch"]) if target else None
+            out.append((f"Coste {shape}", name, f"{ratio:.2f}×", target,
+                        _mark(ok) if target else ""))
+    return out
+
+
+def table(rows) -> str:
+    head = ("Sección", "Medida", "Valor", "Objetivo", "¿Cumple?")
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(5)]
+    line = "  ".join("─" * w for w in widths)
+
+    def fmt(r):
+        return "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+
+    return "\n".join([fmt(head), line, *(fmt(r) for r in rows)])
+
+
+class _Cells(HTMLParser):
+    """Las celdas de texto de cada fila de tabla, y los enlaces de cada fila."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.links: list[list[str]] = []
+        self._in_cell = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+            self.links.append([])
+        elif tag in ("td", "th") and self.rows:
+            self.rows[-1].append("")
+            self._in_cell = True
+        elif tag == "a" and self._in_cell:
+            self.links[-1].append(dict(attrs).get("href", ""))
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._in_cell = False
+
+    def handle_data(self, data):
+        if self._in_cell and self.rows and self.rows[-1]:
+            self.rows[-1][-1] += data.strip()
+
+
+def check_stats_page(html_dir: Path, notebooks: list[str]) -> dict | None:
+    """¿La página «Estadísticas de ejecución» lista cada notebook con tiempo y fecha?"""
+    page = Path(html_dir) / "book" / "estadisticas.html"
+    if not page.exists():
+        return None
+    parser = _Cells()
+    parser.feed(page.read_text(encoding="utf-8"))
+    listed = set()
+    for cells, links in zip(parser.rows, parser.links):
+        if len(cells) < 4 or not links:
+            continue
+        name = Path(links[0].split("#")[0]).stem
+        has_time = re.fullmatch(r"\d+\.\d+", cells[2]) is not None
+        has_date = re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", cells[3]) is not None
+        if name in notebooks and has_time and has_date:
+            listed.add(name)
+    return {
+        "page": "book/estadisticas.html",
+        "expected": len(notebooks),
+        "listed": len(listed),
+        "missing": sorted(set(notebooks) - listed),
+        "ok": listed == set(notebooks),
+    }

@@ -1,0 +1,131 @@
+"""La pieza común de todos los comprobadores: probar una función del estudiante contra
+casos y devolver un ``Feedback`` legible (texto en la terminal, HTML en el notebook)."""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+
+@dataclass
+class Feedback:
+    """Resultado de comprobar un ejercicio.
+
+    ``passed`` dice si todo está bien; ``lines`` lleva los aciertos (✓) y los fallos (✗);
+    ``hint`` una pista cuando algo falla.
+    """
+
+    title: str
+    passed: bool
+    lines: list[str] = field(default_factory=list)
+    hint: str = ""
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __str__(self) -> str:
+        head = "✅ " if self.passed else "❌ "
+        body = "\n".join(f"  {line}" for line in self.lines)
+        tail = f"\n  Pista: {self.hint}" if (self.hint and not self.passed) else ""
+        return f"{head}{self.title}\n{body}{tail}"
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        colour = "#1b7837" if self.passed else "#b2182b"
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self.lines)
+        hint = (
+            f"<p><strong>Pista:</strong> {html.escape(self.hint)}</p>"
+            if self.hint and not self.passed
+            else ""
+        )
+        mark = "✅" if self.passed else "❌"
+        return (
+            f'<div class="resnorm-feedback" role="status" '
+            f'style="border-left:4px solid {colour};padding:0.3em 0.8em">'
+            f"<p><strong>{mark} {html.escape(self.title)}</strong></p>"
+            f"<ul>{items}</ul>{hint}</div>"
+        )
+
+
+def _describe(value: Any) -> str:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return repr(value)
+    if arr.ndim == 0:
+        return f"{float(arr):.6g}"
+    return np.array2string(arr, precision=6, separator=", ")
+
+
+def _close(got: Any, expected: Any, rtol: float, atol: float) -> bool:
+    try:
+        g = np.asarray(got, dtype=float)
+        e = np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if g.shape != e.shape:
+        return False
+    return bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=False))
+
+
+def check_function(
+    title: str,
+    fn: Callable,
+    cases: Iterable[tuple[str, tuple, Any]],
+    hint: str,
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+) -> Feedback:
+    """Ejecuta ``fn(*args)`` en cada caso ``(descripción, args, esperado)``.
+
+    Cada caso se informa por separado. Si la función aún no está escrita
+    (``NotImplementedError`` o devuelve ``None``) o lanza un error, se dice en español
+    qué pasó, sin traza.
+    """
+    if not callable(fn):
+        return Feedback(title, False, [f"Se esperaba una función, pero recibí {type(fn).__name__}."], hint)
+    lines: list[str] = []
+    passed = True
+    for description, args, expected in cases:
+        try:
+            got = fn(*args)
+        except NotImplementedError:
+            return Feedback(
+                title,
+                False,
+                ["Aún no has escrito la función: sustituye el `raise NotImplementedError`."],
+                hint,
+            )
+        except Exception as exc:  # el estudiante puede lanzar cualquier cosa
+            passed = False
+            lines.append(
+                f"✗ {description}: la función lanzó {type(exc).__name__}: {exc}"
+            )
+            continue
+        if got is None:
+            return Feedback(
+                title,
+                False,
+                ["La función devuelve None: ¿te falta el `return`?"],
+                hint,
+            )
+        if _close(got, expected, rtol, atol):
+            lines.append(f"✓ {description}")
+        else:
+            passed = False
+            lines.append(
+                f"✗ {description}: obtuve {_describe(got)}, se esperaba {_describe(expected)}"
+            )
+    return Feedback(title, passed, lines, hint)
+
+
+def is_finite_number(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False

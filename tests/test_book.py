@@ -1,0 +1,67 @@
+"""``resnorm.book``: cómo se formatean, se pegan y se muestran los números y figuras."""
+
+from __future__ import annotations
+
+import base64
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from resnorm import book  # noqa: E402
+
+
+def test_format_number_uses_the_typographic_minus_and_no_negative_zero():
+    assert book.format_number(-1.0244965, 3) == "\u22121.024"
+    assert book.format_number(-0.0001, 2) == "0.00"
+    assert book.format_vector([-1.024496, 0.5], 3) == "[\u22121.024, 0.500]"
+
+
+def test_parse_numbers_reads_back_what_format_vector_writes():
+    values = [-1.024496, -0.26561, 2.122591, 1e-3]
+    text = book.format_vector(values, 4)
+    np.testing.assert_allclose(book.parse_numbers(text), values, atol=5e-5)
+    assert book.parse_numbers("2.7e-16 y 1.5E+3") == [2.7e-16, 1500.0]
+
+
+def test_glue_number_rejects_vectors():
+    with pytest.raises(TypeError, match="un solo número"):
+        book.glue_number("v", [1.0, 2.0])
+
+
+def test_glue_without_myst_nb_does_nothing(monkeypatch):
+    # En Colab o un JupyterHub no está myst-nb: pegar no debe romper el capítulo.
+    monkeypatch.setitem(sys.modules, "myst_nb", None)
+    assert book.glue_number("x", 1.5) is None
+    assert book.glue_vector("v", [1.0, 2.0]) is None
+
+
+def _figure():
+    fig, ax = plt.subplots()
+    ax.plot(np.random.default_rng(0).normal(size=(100, 3)))
+    ax.set_title("Prueba")
+    return fig
+
+
+def test_figure_html_needs_spanish_alt_text_and_escapes_it():
+    with pytest.raises(ValueError, match="texto alternativo"):
+        book.figure_html(_figure(), "  ")
+    html = book.figure_html(_figure(), 'Curva "a" < b')
+    assert 'alt="Curva &quot;a&quot; &lt; b"' in html
+    data = re.search(r"base64,([^\"]+)", html).group(1)
+    assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_figures_are_quantized_to_a_smaller_png():
+    from io import BytesIO
+
+    fig = _figure()
+    buf = BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", facecolor="white")
+    small = book._quantize_png(buf.getvalue())
+    assert len(small) < 0.7 * len(buf.getvalue())

@@ -1,0 +1,411 @@
+"""Lanzar cada capítulo: Binder, Colab, JupyterHub, código en vivo y descargas.
+
+El repositorio y la rama se declaran una sola vez en ``_config.yml`` (``repository``);
+de ahí salen los botones de cada página de notebook. Estas pruebas leen el sitio
+construido y comprueban cada URL pieza a pieza (servicio, repositorio, rama, ruta del
+notebook), que la configuración de Binder es la que repo2docker lee y coincide con
+``requirements.txt``, y que la descarga del ``.ipynb`` es un notebook válido que
+importa resnorm.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import nbformat
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+
+from tests.helpers import BUILD_HTML, ROOT, notebook_paths
+
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+REPOSITORY = CONFIG["repository"]
+LAUNCH = CONFIG["launch_buttons"]
+NOTEBOOKS = notebook_paths()
+BINDER = ROOT / "binder"
+PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def repo_parts() -> tuple[str, str]:
+    """(organización, repositorio) de ``repository.url``."""
+    parts = urlsplit(REPOSITORY["url"])
+    org, repo = parts.path.strip("/").split("/")
+    return org, repo
+
+
+def repo_path(notebook: Path) -> str:
+    """Ruta del notebook dentro del repositorio, como la ven Binder, Colab y el hub."""
+    book = REPOSITORY.get("path_to_book", "").strip("/")
+    rel = notebook.relative_to(ROOT / book if book else ROOT).as_posix()
+    return f"{book}/{rel}" if book else rel
+
+
+def page_of(notebook: Path) -> Path:
+    return BUILD_HTML / notebook.relative_to(ROOT).with_suffix(".html")
+
+
+SERVICE_ICONS = {"logo_binder": "Binder", "logo_colab": "Colab",
+                 "logo_jupyterhub": "JupyterHub"}
+
+
+def launch_links(html: str) -> dict[str, str]:
+    """Los enlaces del menú del cohete, por servicio (según su logotipo: el texto
+    del botón puede traducirse)."""
+    soup = BeautifulSoup(html, "html.parser")
+    out = {}
+    for a in soup.select(".dropdown-launch-buttons a.dropdown-item"):
+        icon = a.find("img")
+        name = Path(icon["src"]).stem if icon else a.get_text(" ", strip=True)
+        out[SERVICE_ICONS.get(name, name)] = a["href"]
+    thebe = soup.select_one(".dropdown-launch-buttons .btn-launch-thebe")
+    if thebe is not None:
+        out["Thebe"] = thebe.get("onclick", "")
+    return out
+
+
+# --- Un solo ajuste en _config.yml -------------------------------------------------
+
+
+def test_repository_is_declared_once_as_a_github_url_and_branch():
+    parts = urlsplit(REPOSITORY["url"])
+    assert parts.scheme == "https" and parts.netloc == "github.com", REPOSITORY["url"]
+    assert len(parts.path.strip("/").split("/")) == 2, "ORG/REPO"
+    assert REPOSITORY.get("branch"), "falta repository.branch"
+    text = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert text.count(REPOSITORY["url"]) == 1, "la URL del repositorio aparece repetida"
+    assert LAUNCH["thebe"] is True
+    for key in ("binderhub_url", "colab_url", "jupyterhub_url"):
+        url = urlsplit(LAUNCH[key])
+        assert url.scheme == "https" and url.netloc, (key, url)
+        assert url.path in ("", "/"), (key, url)
+    assert LAUNCH["notebook_interface"] == "jupyterlab"
+
+
+def test_thebe_and_the_binder_button_use_the_same_binderhub():
+    # sphinx-thebe no escribe binderUrl en su configuración: Thebe usa el valor por
+    # defecto de Thebe, mybinder.org. El botón de Binder debe ir al mismo sitio.
+    assert LAUNCH["binderhub_url"].rstrip("/") == "https://mybinder.org"
+
+
+# --- Los botones de cada página de notebook ----------------------------------------
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda p: p.stem)
+def notebook_page(request, built_site):
+    path = request.param
+    page = page_of(path)
+    assert page.exists(), f"No se construyó {page.relative_to(ROOT)}"
+    return path, page.read_text(encoding="utf-8")
+
+
+@pytest.mark.build
+def test_binder_button_opens_this_notebook_in_jupyterlab_on_the_branch(notebook_page):
+    path, html = notebook_page
+    org, repo = repo_parts()
+    url = urlsplit(launch_links(html)["Binder"])
+    hub = urlsplit(LAUNCH["binderhub_url"])
+    assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
+    assert url.path.split("/")[1:] == ["v2", "gh", org, repo, REPOSITORY["branch"]]
+    query = parse_qs(url.query, strict_parsing=True)
+    assert query == {"urlpath": [f"lab/tree/{repo_path(path)}"]}
+    assert (ROOT / repo_path(path)).is_file()
+
+
+@pytest.mark.build
+def test_colab_button_opens_this_notebook_from_github_on_the_branch(notebook_page):
+    path, html = notebook_page
+    org, repo = repo_parts()
+    url = urlsplit(launch_links(html)["Colab"])
+    colab = urlsplit(LAUNCH["colab_url"])
+    assert (url.scheme, url.netloc) == (colab.scheme, colab.netloc)
+    branch = REPOSITORY["branch"]
+    assert url.path == f"/github/{org}/{repo}/blob/{branch}/{repo_path(path)}"
+    assert not url.query
+
+
+@pytest.mark.build
+def test_jupyterhub_button_pulls_the_repository_with_nbgitpuller(notebook_page):
+    path, html = notebook_page
+    _, repo = repo_parts()
+    url = urlsplit(launch_links(html)["JupyterHub"])
+    hub = urlsplit(LAUNCH["jupyterhub_url"])
+    assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
+    assert url.path == "/hub/user-redirect/git-pull"
+    query = parse_qs(url.query, strict_parsing=True)
+    # nbgitpuller clona en una carpeta con el nombre del repositorio.
+    assert query == {
+        "repo": [REPOSITORY["url"]],
+        "branch": [REPOSITORY["branch"]],
+        "urlpath": [f"lab/tree/{repo}/{repo_path(path)}"],
+    }
+
+
+@pytest.mark.build
+def test_live_code_button_starts_thebe_on_this_repository_and_branch(notebook_page):
+    path, html = notebook_page
+    org, repo = repo_parts()
+    assert launch_links(html).get("Thebe") == "initThebeSBT()"
+    soup = BeautifulSoup(html, "html.parser")
+    config = soup.select_one('script[type="text/x-thebe-config"]')
+    assert config is not None, "falta la configuración de Thebe"
+    text = config.string
+    assert re.search(rf'repo:\s*"{org}/{repo}"', text), text
+    assert re.search(rf'ref:\s*"{REPOSITORY["branch"]}"', text), text
+    assert re.search(r'name:\s*"python3"', text), text
+    folder = Path(repo_path(path)).parent.as_posix()
+    assert re.search(rf'path:\s*"\./{folder}"', text), text
+    scripts = [s.get("src", "") for s in soup.find_all("script")]
+    assert any("sphinx-thebe.js" in s for s in scripts), scripts
+
+
+@pytest.mark.build
+def test_notebook_page_offers_the_ipynb_and_print_to_pdf(notebook_page):
+    path, html = notebook_page
+    soup = BeautifulSoup(html, "html.parser")
+    source = soup.select_one(".dropdown-download-buttons a.btn-download-source-button")
+    assert source is not None, "falta el botón de descarga del .ipynb"
+    assert source.get_text(strip=True) == ".ipynb"
+    target = (page_of(path).parent / source["href"]).resolve()
+    assert target == (BUILD_HTML / "_sources" / path.relative_to(ROOT)).resolve()
+    assert soup.select_one(".dropdown-download-buttons .btn-download-pdf-button")
+    repo_button = soup.select_one("a.btn-source-repository-button")
+    assert repo_button is not None and repo_button["href"] == REPOSITORY["url"]
+
+
+def _imports_resnorm(nb) -> bool:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transform = TransformerManager().transform_cell
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(ast.parse(transform(cell.source))):
+            if isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            else:
+                continue
+            if any(m.split(".")[0] == "resnorm" for m in modules):
+                return True
+    return False
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_downloaded_ipynb_is_a_valid_notebook_that_imports_resnorm(path, site_url):
+    page_url = f"{site_url}/{path.relative_to(ROOT).with_suffix('.html').as_posix()}"
+    with urllib.request.urlopen(page_url, timeout=10) as response:
+        soup = BeautifulSoup(response.read(), "html.parser")
+    link = soup.select_one("a.btn-download-source-button")
+    assert link is not None, f"{page_url}: sin botón de descarga"
+    download = urljoin(page_url, link["href"])
+    with urllib.request.urlopen(download, timeout=10) as response:
+        assert response.status == 200
+        data = response.read()
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert _imports_resnorm(nb), f"{path.name}: la descarga no importa resnorm"
+    # Es el mismo notebook que abren Binder, Colab y el hub: el del repositorio.
+    assert data == path.read_bytes(), f"{path.name}: la descarga no es la fuente"
+
+
+# --- Binder: la configuración que lee repo2docker ----------------------------------
+
+# repo2docker mira primero binder/ (o .binder/); si existe, ignora los archivos de la
+# raíz. Estos archivos de binder/ harían que eligiera otro «buildpack» (Docker,
+# conda, pipenv, Nix...) en lugar del de Python con requirements.txt.
+OTHER_BUILDPACKS = (
+    "Dockerfile", "environment.yml", "Pipfile", "Pipfile.lock", "default.nix",
+    "Project.toml", "REQUIRE", "install.R", "DESCRIPTION", "setup.py",
+)
+
+
+def test_binder_folder_is_the_config_repo2docker_reads():
+    assert BINDER.is_dir()
+    assert not (ROOT / ".binder").exists(), "binder/ y .binder/: repo2docker falla"
+    present = {p.name for p in BINDER.iterdir()}
+    assert present & set(OTHER_BUILDPACKS) == set(), present
+    assert {"requirements.txt", "runtime.txt"} <= present, present
+
+
+def test_binder_runtime_is_the_python_of_the_book_environment():
+    runtime = (BINDER / "runtime.txt").read_text(encoding="utf-8").strip()
+    assert runtime == "python-3.11"
+    assert runtime == f"python-{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def read_requirements(path: Path, seen=None) -> tuple[list[str], list[str]]:
+    """(requisitos, opciones) de un requirements.txt, siguiendo ``-r`` como pip:
+    relativo a la carpeta del archivo que lo incluye."""
+    seen = set() if seen is None else seen
+    path = path.resolve()
+    assert path not in seen, f"-r circular en {path}"
+    seen.add(path)
+    reqs, options = [], []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("-r ", "--requirement ")):
+            sub_reqs, sub_opts = read_requirements(path.parent / line.split()[1], seen)
+            reqs += sub_reqs
+            options += sub_opts
+        elif line.startswith("-"):
+            options.append(line)
+        else:
+            reqs.append(line)
+    return reqs, options
+
+
+def pins_of(lines: list[str]) -> dict[str, list[str]]:
+    pins: dict[str, list[str]] = {}
+    for line in lines:
+        req = Requirement(line)
+        name = re.sub(r"[-_.]+", "-", req.name.lower())
+        pins.setdefault(name, []).append(str(req.specifier))
+    return pins
+
+
+def test_binder_pins_are_requirements_txt_with_the_cpu_torch_wheel():
+    book_reqs, book_opts = read_requirements(ROOT / "requirements.txt")
+    binder_reqs, binder_opts = read_requirements(BINDER / "requirements.txt")
+    book, binder = pins_of(book_reqs), pins_of(binder_reqs)
+
+    # Una sola fuente: binder/requirements.txt incluye ../requirements.txt entero...
+    assert set(book_reqs) <= set(binder_reqs)
+    assert set(book_opts) <= set(binder_opts)
+    # ...y solo añade torch (rueda +cpu) y el índice de PyTorch para CPU.
+    extra = [line for line in binder_reqs if line not in book_reqs]
+    assert [Requirement(line).name for line in extra] == ["torch"], extra
+    added = set(binder_opts) - set(book_opts)
+    assert added == {f"--extra-index-url {PYTORCH_CPU_INDEX}"}, added
+    assert not any(o.startswith(("--index-url", "-i ")) for o in binder_opts), (
+        "--index-url reemplazaría PyPI: el de PyTorch va como --extra-index-url"
+    )
+
+    (book_torch,) = book["torch"]
+    version = book_torch.removeprefix("==")
+    assert book_torch == f"=={version}", book_torch
+    assert sorted(binder["torch"]) == sorted([book_torch, f"=={version}+cpu"])
+    # pip junta las dos líneas de torch: solo la rueda +cpu cumple las dos.
+    both = SpecifierSet(book_torch) & SpecifierSet(f"=={version}+cpu")
+    assert both.contains(f"{version}+cpu") and not both.contains(version)
+    assert not [n for n in binder if n.startswith(("nvidia-", "cuda", "triton"))]
+    for name, specs in book.items():
+        assert set(specs) <= set(binder[name]), name
+
+
+def test_binder_installs_resnorm_from_the_repository_root():
+    _, options = read_requirements(BINDER / "requirements.txt")
+    # pip resuelve «-e .» respecto a la carpeta de trabajo; repo2docker ejecuta
+    # «pip install -r binder/requirements.txt» desde la raíz del repositorio.
+    assert "-e ." in options
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^name = "resnorm"$', pyproject, re.M)
+
+
+# --- Colab ---------------------------------------------------------------------------
+
+
+def colab_install_cell() -> str:
+    """La celda que instala resnorm en Colab (y no hace nada fuera de Colab)."""
+    url = REPOSITORY["url"]
+    return (
+        "# Solo en Colab: instala resnorm, el paquete del curso, desde GitHub.\n"
+        "import sys\n"
+        "\n"
+        'if "google.colab" in sys.modules:\n'
+        f'    %pip install --quiet "resnorm @ git+{url}@{REPOSITORY["branch"]}"'
+    )
+
+
+def test_every_notebook_starts_with_the_colab_install_cell():
+    expected = colab_install_cell()
+    assert f"git+{REPOSITORY['url']}@{REPOSITORY['branch']}" in expected
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        colab = [c for c in code if "google.colab" in c.source]
+        assert colab, f"{path.name}: falta la celda que instala resnorm en Colab"
+        assert len(colab) == 1 and colab[0] is code[0], f"{path.name}: no es la primera"
+        assert colab[0].source.strip() == expected, f"{path.name}: otra celda de Colab"
+        assert "remove-cell" in colab[0].metadata.get("tags", []), path.name
+
+
+def test_resnorm_wheel_would_carry_the_widget_javascript():
+    # Colab (pip install git+...) y Binder instalan resnorm desde el repositorio: los
+    # .js y .css de los widgets deben ir en el paquete, no quedar fuera por .gitignore.
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'packages\s*=\s*\["resnorm"\]', pyproject)
+    ignored = [
+        line.strip() for line in (ROOT / ".gitignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assets = [p for p in (ROOT / "resnorm" / "widgets").iterdir()
+              if p.suffix in (".js", ".css")]
+    assert assets
+    for pattern in ignored:
+        for asset in assets:
+            assert not asset.match(pattern.rstrip("/")), (asset, pattern)
+
+
+# --- «Cómo usar este curso» ----------------------------------------------------------
+
+HOW_TO = ROOT / "book" / "como-usar.md"
+TIME_ROW = re.compile(
+    r"^\|\s*\{doc\}`\.\./(?P<doc>notebooks/[\w-]+)`\s*\|.*?\|\s*(?P<min>\d+) min"
+)
+
+
+def chapter_times(markdown: str) -> dict[str, int]:
+    return {
+        m["doc"]: int(m["min"])
+        for m in (TIME_ROW.match(line) for line in markdown.splitlines())
+        if m
+    }
+
+
+def test_how_to_page_lists_every_chapter_in_book_order_with_a_time():
+    times = chapter_times(HOW_TO.read_text(encoding="utf-8"))
+    in_book = [p.relative_to(ROOT).with_suffix("").as_posix() for p in NOTEBOOKS]
+    assert list(times) == in_book
+    assert all(5 <= t <= 90 for t in times.values()), times
+
+
+def test_how_to_page_times_agree_with_the_home_page():
+    ours = chapter_times(HOW_TO.read_text(encoding="utf-8"))
+    home = chapter_times((ROOT / "book" / "intro.md").read_text(encoding="utf-8"))
+    shared = ours.keys() & home.keys()
+    assert {k: ours[k] for k in shared} == {k: home[k] for k in shared}
+
+
+@pytest.mark.build
+def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
+    html = (BUILD_HTML / "book" / "como-usar.html").read_text(encoding="utf-8")
+    text = " ".join(BeautifulSoup(html, "html.parser").get_text(" ").split())
+    # La página nombra cada botón como lo ve quien lee un capítulo.
+    chapter = BeautifulSoup(page_of(NOTEBOOKS[0]).read_text(encoding="utf-8"),
+                            "html.parser")
+    labels = [b.get_text(" ", strip=True) for b in chapter.select(
+        ".dropdown-launch-buttons .dropdown-item, "
+        ".dropdown-download-buttons .dropdown-item")]
+    assert len(labels) == 6, labels  # Binder, JupyterHub, Colab, Thebe, .ipynb, .pdf
+    for name in [*labels, "Thebe"]:
+        assert name in text, name
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^(make \w+)\s", readme, re.M)
+    assert {"make book", "make test"} <= set(commands)
+    for command in ("make book", "make test"):
+        assert command in text, command
+    assert REPOSITORY["url"] in html
+    assert LAUNCH["jupyterhub_url"].rstrip("/").split("//")[1] in text
