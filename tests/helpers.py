@@ -85,7 +85,9 @@ class PageRecorder:
         self.failed: list[str] = []
         self.console_errors: list[str] = []
         self.responses: list = []
-        context.route("**/*", self._route)
+        # blob: y data: no son red (p. ej. el módulo de un widget cargado con
+        # import() desde un blob): interceptarlos los deja colgados.
+        context.route(lambda url: not url.startswith(("blob:", "data:")), self._route)
         self.page = context.new_page()
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))

@@ -140,15 +140,10 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def chromium_browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
+def chromium_browser(browser):
+    # El Chromium de la sesión (tests/conftest.py): dos sync_playwright a la vez en
+    # el mismo hilo no pueden convivir.
+    return browser
 
 
 class Page:
