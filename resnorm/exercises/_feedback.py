@@ -129,3 +129,76 @@ def is_finite_number(value: Any) -> bool:
         return math.isfinite(float(value))
     except (TypeError, ValueError):
         return False
+
+
+# --- Piezas comunes de los comprobadores con pistas para errores típicos -------------
+
+def fresh_args(args: tuple) -> tuple:
+    """Copias de los argumentos: la función del estudiante puede modificarlos."""
+    import copy
+
+    return tuple(copy.deepcopy(a) for a in args)
+
+
+def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+    """¿Coinciden forma y valores (NaN igual a NaN)? Para reconocer un error típico."""
+    try:
+        g = np.asarray(got, dtype=float)
+        e = np.asarray(expected, dtype=float)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+    if g.shape != e.shape:
+        return False
+    return bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def diagnose(fn: Callable, cases, mistakes) -> str:
+    # cases: (descripción, args, esperado); mistakes: (pista, función con ese error)
+    """La pista del primer error típico que ``fn`` reproduce en todos los casos."""
+    for hint, wrong in mistakes:
+        try:
+            with np.errstate(all="ignore"):
+                if all(
+                    same_values(fn(*fresh_args(a)), wrong(*fresh_args(a)))
+                    for _, a, _ in cases
+                ):
+                    return hint
+        except Exception:  # el estudiante puede lanzar cualquier cosa
+            continue
+    return ""
+
+
+def check_with_mistakes(
+    title: str,
+    fn: Callable,
+    cases,
+    hint: str,
+    mistakes=(),
+    rtol: float = 1e-6,
+    atol: float = 1e-9,
+) -> Feedback:
+    """``check_function`` con copias de las entradas y, si falla, la pista del error
+    típico que la función reproduce (si reproduce alguno)."""
+    if not callable(fn):
+        return check_function(title, fn, cases, hint)
+
+    def guarded(*args):
+        with np.errstate(all="ignore"):
+            return fn(*fresh_args(args))
+
+    fb = check_function(title, guarded, cases, hint, rtol=rtol, atol=atol)
+    if not fb.passed and mistakes:
+        fb.hint = diagnose(guarded, cases, mistakes) or fb.hint
+    return fb
+
+
+def as_numpy(fn: Callable) -> Callable:
+    """Envuelve ``fn`` para que un tensor de torch salga como array de NumPy."""
+
+    def wrapped(*args):
+        out = fn(*args)
+        if hasattr(out, "detach"):
+            out = out.detach().cpu().numpy()
+        return out
+
+    return wrapped

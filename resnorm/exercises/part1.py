@@ -17,13 +17,16 @@ Uso en un capítulo::
 
 from __future__ import annotations
 
-import copy
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from resnorm.exercises._feedback import Feedback, check_function
+from resnorm.exercises._feedback import (
+    Feedback,
+    as_numpy,
+    check_with_mistakes,
+)
 
 __all__ = [
     "check_depth_factor",
@@ -51,72 +54,6 @@ Mistake = tuple[str, Callable]
 
 def _arr(values) -> np.ndarray:
     return np.array(values, dtype=float)
-
-
-def _fresh(args: tuple) -> tuple:
-    """Copias de los argumentos: la función del estudiante puede modificarlos."""
-    return tuple(copy.deepcopy(a) for a in args)
-
-
-def _matches(got: Any, expected: Any) -> bool:
-    """¿Coinciden (con NaN igual a NaN)? Para reconocer un error típico."""
-    try:
-        g = np.asarray(got, dtype=float)
-        e = np.asarray(expected, dtype=float)
-    except (TypeError, ValueError, RuntimeError):
-        return False
-    if g.shape != e.shape:
-        return False
-    return bool(np.allclose(g, e, rtol=1e-6, atol=1e-9, equal_nan=True))
-
-
-def _diagnose(fn: Callable, cases: Sequence[Case], mistakes: Sequence[Mistake]) -> str:
-    """La pista del primer error típico que reproduce ``fn`` en todos los casos."""
-    for hint, wrong in mistakes:
-        ok = True
-        for _, args, _ in cases:
-            try:
-                with np.errstate(all="ignore"):
-                    got = fn(*_fresh(args))
-                    bad = wrong(*_fresh(args))
-            except Exception:  # el estudiante puede lanzar cualquier cosa
-                ok = False
-                break
-            if not _matches(got, bad):
-                ok = False
-                break
-        if ok:
-            return hint
-    return ""
-
-
-def _check(
-    title: str,
-    fn: Callable,
-    cases: Sequence[Case],
-    hint: str,
-    mistakes: Sequence[Mistake] = (),
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> Feedback:
-    """``check_function`` con copias de las entradas y pistas para errores típicos."""
-    if callable(fn):
-        student = fn
-
-        def guarded(*args):
-            with np.errstate(all="ignore"):
-                return student(*_fresh(args))
-
-        target = guarded
-    else:
-        target = fn
-    fb = check_function(title, target, cases, hint, rtol=rtol, atol=atol)
-    if fb.passed or not callable(fn) or not mistakes:
-        return fb
-    specific = _diagnose(fn, cases, mistakes)
-    if specific:
-        fb.hint = specific
-    return fb
 
 
 # --- Capítulo 1: el problema de apilar capas ----------------------------------------
@@ -151,7 +88,7 @@ def check_depth_factor(fn: Callable) -> Feedback:
             lambda f, d: f ** (d + 1),
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Factor total tras apilar capas",
         fn,
         cases,
@@ -228,7 +165,7 @@ def check_residual_stack(fn: Callable) -> Feedback:
             shortcut_to_input,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Pila con conexión residual",
         fn,
         _stack_cases(),
@@ -261,7 +198,7 @@ def check_residual_sum(fn: Callable) -> Feedback:
         ("Devuelves x sin más: falta sumar F(x).", lambda x, fx: x),
         ("Estás restando: la conexión residual suma, x + F(x).", lambda x, fx: x - fx),
     ]
-    return _check(
+    return check_with_mistakes(
         "Suma residual",
         fn,
         cases,
@@ -284,18 +221,6 @@ def _grad_cases() -> list[Case]:
         ("F(t) = 0.01·t³ en x = 2", (cube, 2.0), 1 + 0.03 * 2.0**2),
         ("F(t) = −t en x = 1.3 (el atajo se anula)", (neg, 1.3), 0.0),
     ]
-
-
-def _as_plain(fn: Callable) -> Callable:
-    """Envuelve ``fn`` para que un tensor de torch salga como array de NumPy."""
-
-    def wrapped(*args):
-        out = fn(*args)
-        if hasattr(out, "detach"):
-            out = out.detach().cpu().numpy()
-        return out
-
-    return wrapped
 
 
 def check_residual_grad(fn: Callable) -> Feedback:
@@ -329,9 +254,9 @@ def check_residual_grad(fn: Callable) -> Feedback:
             value,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Derivada de la conexión residual",
-        _as_plain(fn) if callable(fn) else fn,
+        as_numpy(fn) if callable(fn) else fn,
         _grad_cases(),
         "Crea x con torch.tensor(x, requires_grad=True), calcula y = x + F(x), "
         "llama a y.backward() y devuelve x.grad.",
@@ -379,7 +304,7 @@ def check_vectors_close(fn: Callable) -> Feedback:
         ("Devuelves siempre True: también hay que detectar vectores distintos.",
          always_true),
     ]
-    return _check(
+    return check_with_mistakes(
         "Comparar vectores con tolerancia",
         fn,
         cases,
@@ -417,7 +342,7 @@ def check_mean(fn: Callable) -> Feedback:
         ("Divides entre len(x) − 1: la media divide entre la cantidad de valores, d.",
          lambda x: sum(x) / (len(x) - 1)),
     ]
-    return _check(
+    return check_with_mistakes(
         "Media",
         fn,
         _stat_cases(lambda x: sum(x) / len(x)),
@@ -452,7 +377,7 @@ def check_variance(fn: Callable) -> Feedback:
             lambda x: sum(v - sum(x) / len(x) for v in x) / len(x),
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Varianza poblacional",
         fn,
         _stat_cases(_pop_var),
@@ -478,7 +403,7 @@ def check_std(fn: Callable) -> Feedback:
             _pop_var,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Desviación estándar poblacional",
         fn,
         _stat_cases(lambda x: math.sqrt(_pop_var(x))),
@@ -584,7 +509,7 @@ def check_layer_norm(fn: Callable) -> Feedback:
 
     Capítulo 4: LayerNorm.
     """
-    return _check(
+    return check_with_mistakes(
         "LayerNorm de un vector",
         fn,
         _ln_cases(),
@@ -632,7 +557,7 @@ def check_layer_norm_batch(fn: Callable) -> Feedback:
             whole,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "LayerNorm de un lote",
         fn,
         cases,
@@ -672,7 +597,7 @@ def check_layer_norm_affine(fn: Callable) -> Feedback:
         ("Te falta sumar β.", lambda x, g, b, e: g * _ln(x, e)),
         ("Te falta multiplicar por γ.", lambda x, g, b, e: _ln(x, e) + b),
     ]
-    return _check(
+    return check_with_mistakes(
         "LayerNorm con γ y β",
         fn,
         cases,

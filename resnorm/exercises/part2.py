@@ -20,14 +20,17 @@ importan torch solo al llamarlos: importar ``resnorm.exercises`` no importa torc
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from resnorm.exercises._feedback import Feedback, check_function
+from resnorm.exercises._feedback import (
+    Feedback,
+    as_numpy,
+    check_with_mistakes,
+)
 from resnorm.numerics import layer_norm, post_ln, pre_ln, rms_norm
 
 __all__ = [
@@ -50,69 +53,6 @@ TINY = (0.002, 0.004)
 
 Case = tuple[str, tuple, Any]
 Mistake = tuple[str, Callable]
-
-
-def _fresh(args: tuple) -> tuple:
-    """Copias de los argumentos: la función del estudiante puede modificarlos."""
-    return tuple(copy.deepcopy(a) for a in args)
-
-
-def _matches(got: Any, expected: Any) -> bool:
-    """¿Coinciden? Para reconocer una confusión típica."""
-    try:
-        g = np.asarray(got, dtype=float)
-        e = np.asarray(expected, dtype=float)
-    except (TypeError, ValueError, RuntimeError):
-        return False
-    return g.shape == e.shape and bool(np.allclose(g, e, rtol=1e-6, atol=1e-9))
-
-
-def _diagnose(fn: Callable, cases: Sequence[Case], mistakes: Sequence[Mistake]) -> str:
-    """La pista de la primera confusión que ``fn`` reproduce en todos los casos."""
-    for hint, wrong in mistakes:
-        try:
-            with np.errstate(all="ignore"):
-                pairs = [(fn(*_fresh(a)), wrong(*_fresh(a))) for _, a, _ in cases]
-                if all(_matches(got, bad) for got, bad in pairs):
-                    return hint
-        except Exception:  # el estudiante puede lanzar cualquier cosa
-            continue
-    return ""
-
-
-def _check(
-    title: str,
-    fn: Callable,
-    cases: Sequence[Case],
-    hint: str,
-    mistakes: Sequence[Mistake] = (),
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> Feedback:
-    """``check_function`` con copias de las entradas y pistas para errores típicos."""
-    if not callable(fn):
-        return check_function(title, fn, cases, hint)
-
-    def guarded(*args):
-        with np.errstate(all="ignore"):
-            return fn(*_fresh(args))
-
-    fb = check_function(title, guarded, cases, hint, rtol=rtol, atol=atol)
-    if not fb.passed and mistakes:
-        fb.hint = _diagnose(guarded, cases, mistakes) or fb.hint
-    return fb
-
-
-def _as_numpy(fn: Callable) -> Callable:
-    """Envuelve ``fn`` para que un tensor de torch salga como array de NumPy."""
-
-    def wrapped(*args):
-        out = fn(*args)
-        if hasattr(out, "detach"):
-            out = out.detach().cpu().numpy()
-        return out
-
-    return wrapped
 
 
 # --- Capítulo 6: variantes de la normalización ---------------------------------------
@@ -170,7 +110,7 @@ def check_rms_norm(fn: Callable) -> Feedback:
             whole_array,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "RMSNorm",
         fn,
         cases,
@@ -218,21 +158,21 @@ def check_layer_norm_fixed(fn: Callable) -> Feedback:
             "Siguen los dos fallos del original: x.std() es la desviación muestral "
             "(divide entre d − 1) y ε está fuera de la raíz. Usa "
             "x.var(-1, keepdim=True, correction=0) y divide entre √(σ² + ε).",
-            _as_numpy(annotated),
+            as_numpy(annotated),
         ),
         (
             "ε ya está dentro de la raíz, pero la varianza es la muestral: x.var() "
             "divide entre d − 1 por defecto. Pasa correction=0.",
-            _as_numpy(sample_only),
+            as_numpy(sample_only),
         ),
         (
             "La varianza ya es la poblacional, pero ε sigue fuera de la raíz: "
             "(x − μ)/(σ + ε). Escribe (x − μ)/√(σ² + ε).",
-            _as_numpy(outside_only),
+            as_numpy(outside_only),
         ),
     ]
-    student = _as_numpy(fn) if callable(fn) else fn
-    return _check(
+    student = as_numpy(fn) if callable(fn) else fn
+    return check_with_mistakes(
         "LayerNorm corregida",
         student,
         cases,
@@ -293,7 +233,7 @@ def check_post_ln(fn: Callable) -> Feedback:
             ln_of_sublayer,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Post-LN",
         fn,
         cases,
@@ -350,24 +290,24 @@ def check_pre_ln_forward(fn: Callable) -> Feedback:
         (
             "Ese es el orden Post-LN: LN(x + F(x)). En Pre-LN la LayerNorm va a la "
             "entrada de cada subcapa: x = x + attn(ln_1(x)).",
-            _as_numpy(post),
+            as_numpy(post),
         ),
         (
             "Falta el atajo: hay que sumar x a la salida de cada subcapa.",
-            _as_numpy(no_shortcut),
+            as_numpy(no_shortcut),
         ),
         (
             "Sumas la entrada ya normalizada (ln_1(x) + attn(ln_1(x))). El atajo de "
             "Pre-LN usa x sin normalizar: x + attn(ln_1(x)).",
-            _as_numpy(normalised_shortcut),
+            as_numpy(normalised_shortcut),
         ),
     ]
 
     def student(block, x):
         with torch.no_grad():
-            return _as_numpy(fn)(block, x)
+            return as_numpy(fn)(block, x)
 
-    return _check(
+    return check_with_mistakes(
         "El «forward» de un bloque Pre-LN",
         student if callable(fn) else fn,
         cases,
@@ -436,7 +376,7 @@ def check_perro_post_ln(fn: Callable) -> Feedback:
             ffn_skips_shortcut,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "«perro» por un bloque Post-LN",
         fn,
         cases,
@@ -474,7 +414,7 @@ def check_perro_pre_ln(fn: Callable) -> Feedback:
             normalised_shortcut,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "«perro» por un bloque Pre-LN",
         fn,
         cases,
@@ -512,7 +452,7 @@ def check_pre_ln_stream_std(fn: Callable) -> Feedback:
             lambda n: math.sqrt(2) ** n,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Std del flujo residual Pre-LN",
         fn,
         cases,
@@ -540,7 +480,7 @@ def check_residual_stream_std(fn: Callable) -> Feedback:
             lambda n: math.sqrt(1 + n),
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Std del flujo residual sin LayerNorm",
         fn,
         cases,
@@ -583,7 +523,7 @@ def check_layernorm_count(fn: Callable) -> Feedback:
             lambda n, order: 2 * n + 1,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Cuántas LayerNorm hay en la pila",
         fn,
         cases,
@@ -645,7 +585,7 @@ def check_pre_ln_stack(fn: Callable) -> Feedback:
             post_stack,
         ),
     ]
-    return _check(
+    return check_with_mistakes(
         "Pila Pre-LN",
         fn,
         cases,

@@ -17,69 +17,22 @@ Uso en el apéndice::
 
 from __future__ import annotations
 
-import copy
 import math
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from resnorm.cost import count_sweeps, effective_gbps
-from resnorm.exercises._feedback import Feedback, check_function
+from resnorm.exercises._feedback import (
+    Feedback,
+    check_with_mistakes,
+)
 from resnorm.numerics import rms_norm
 
 __all__ = ["check_effective_gbps", "check_rms_norm_sweeps"]
 
 Case = tuple[str, tuple, Any]
 Mistake = tuple[str, Callable]
-
-
-def _fresh(args: tuple) -> tuple:
-    """Copias de los argumentos: la función del estudiante puede modificarlos."""
-    return tuple(copy.deepcopy(a) for a in args)
-
-
-def _same(got: Any, expected: Any) -> bool:
-    try:
-        g = np.asarray(got, dtype=float)
-        e = np.asarray(expected, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    return g.shape == e.shape and bool(np.allclose(g, e, rtol=1e-6, atol=1e-12))
-
-
-def _diagnose(fn: Callable, cases: Sequence[Case], mistakes: Sequence[Mistake]) -> str:
-    """La pista del primer error típico que ``fn`` reproduce en todos los casos."""
-    for hint, wrong in mistakes:
-        try:
-            with np.errstate(all="ignore"):
-                if all(_same(fn(*_fresh(a)), wrong(*_fresh(a))) for _, a, _ in cases):
-                    return hint
-        except Exception:  # el estudiante puede lanzar cualquier cosa
-            continue
-    return ""
-
-
-def _check(
-    title: str,
-    fn: Callable,
-    cases: Sequence[Case],
-    hint: str,
-    mistakes: Sequence[Mistake],
-    rtol: float = 1e-6,
-    atol: float = 1e-9,
-) -> Feedback:
-    """``check_function`` con copias de las entradas y pistas para errores típicos."""
-    target = fn
-    if callable(fn):
-
-        def target(*args):
-            with np.errstate(all="ignore"):
-                return fn(*_fresh(args))
-
-    fb = check_function(title, target, cases, hint, rtol=rtol, atol=atol)
-    if not fb.passed and callable(fn):
-        fb.hint = _diagnose(fn, cases, mistakes) or fb.hint
-    return fb
 
 
 # --- GB/s efectivos -----------------------------------------------------------------
@@ -118,7 +71,7 @@ def check_effective_gbps(fn: Callable) -> Feedback:
         ("Te olvidas de pasar a GB: divide los bytes por segundo entre 10⁹.",
          lambda s, t, i=4: 2 * elements(s) * i / t),
     ]
-    return _check(
+    return check_with_mistakes(
         "GB/s efectivos",
         fn,
         cases,
@@ -180,7 +133,7 @@ def check_rms_norm_sweeps(fn: Callable) -> Feedback:
     tráfico 5 (la receta x² → media → x / √(… + ε)).
     """
     title = "RMSNorm en tres pasadas"
-    fb = _check(
+    fb = check_with_mistakes(
         title,
         fn,
         _rms_cases(),
