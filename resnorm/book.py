@@ -7,6 +7,8 @@ con estas funciones; ``tests/test_numbers.py`` compara cada valor pegado con
 - ``glue_number("media", 1.0025)`` → en la prosa: ``{glue:text}`media:.4f```.
 - ``glue_vector("normalizado", v, decimals=3)`` → en la prosa: ``{glue:text}`normalizado```
   muestra ``[−1.024, −0.266, −0.367, 1.657]``.
+- ``show("media", mu, label="μ")`` imprime ``μ = 1.0025`` para el alumno *y* pega el mismo
+  valor: cada número se calcula una sola vez, donde el alumno lo ve.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ import numpy as np
 
 MINUS = "\u2212"  # signo menos tipográfico, el que se lee en la prosa
 
-_NUMBER_RE = re.compile(r"[-\u2212]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_NUMBER_RE = re.compile(
+    r"[-\u2212]?(?:\d+\.?\d*|\.\d+)"
+    r"(?:[eE][-+]?\d+|\s?\u00d7\s?10[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)?"
+)
+_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a",
+                              "0123456789-+")
+_TO_SUPERSCRIPT = {v: k for k, v in zip("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b",
+                                        "0123456789-")}
 
 
 def _glue(name: str, value, display: bool = False) -> None:
@@ -37,15 +46,40 @@ def format_number(value: float, decimals: int = 4) -> str:
     return text.replace("-", MINUS)
 
 
+def format_sci(value: float, digits: int = 2) -> str:
+    """Formatea para lectores: ``2.7 × 10⁻¹⁶`` (``digits`` cifras significativas).
+
+    La prosa no usa la notación de programador (``2.7e-16``); el código sí la puede usar.
+    """
+    value = float(value)
+    if value == 0.0 or not np.isfinite(value):
+        return format_number(value, digits - 1)
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    power = "".join(_TO_SUPERSCRIPT[c] for c in str(int(exponent)))
+    return f"{mantissa.replace('-', MINUS)} \u00d7 10{power}"
+
+
 def format_vector(values, decimals: int = 3) -> str:
     """Formatea un vector como ``[a, b, c]`` con ``decimals`` decimales."""
     flat = np.asarray(values, dtype=float).ravel()
     return "[" + ", ".join(format_number(v, decimals) for v in flat) + "]"
 
 
+def _to_float(token: str) -> float:
+    token = token.replace(MINUS, "-")
+    if "\u00d7" in token:
+        mantissa, power = token.split("\u00d7")
+        exponent = power.strip()[2:].translate(_SUPERSCRIPTS)
+        return float(f"{mantissa.strip()}e{exponent}")
+    return float(token)
+
+
 def parse_numbers(text: str) -> list[float]:
-    """Extrae los números de un texto pegado (acepta el signo menos tipográfico)."""
-    return [float(m.replace(MINUS, "-")) for m in _NUMBER_RE.findall(text)]
+    """Extrae los números de un texto pegado.
+
+    Acepta el signo menos tipográfico y la notación para lectores ``2.7 × 10⁻¹⁶``.
+    """
+    return [_to_float(m) for m in _NUMBER_RE.findall(text)]
 
 
 def glue_number(name: str, value) -> None:
@@ -68,6 +102,36 @@ def glue_vector(name: str, values, decimals: int = 3) -> None:
 def glue_text(name: str, text: str) -> None:
     """Pega un texto (p. ej. una tabla corta o una palabra calculada)."""
     _glue(name, str(text))
+
+
+def show(name: str, value, label: str | None = None, decimals: int | None = None, *,
+         sci: bool = False, unit: str = "") -> None:
+    """Imprime ``label = valor`` para el alumno y pega ese mismo valor como ``name``.
+
+    - Un número se pega como ``float`` (la prosa elige el formato:
+      ``{glue:text}`name:.4f```); con ``sci=True`` se pega ya escrito para lectores
+      (``2.7 × 10⁻¹⁶``, ``decimals`` cifras significativas, 2 si no se dice) y la
+      prosa usa ``{glue:text}`name```.
+    - Un vector se pega como texto con ``decimals`` decimales (3 si no se dice), igual
+      que se imprime. Un número sin ``sci`` se imprime con 4 decimales si no se dice.
+
+    Así el número de la prosa es, por construcción, el que el alumno ve en la celda.
+    """
+    array = np.asarray(value, dtype=float)
+    label = name if label is None else label
+    suffix = f" {unit}" if unit else ""
+    if array.size == 1 and array.ndim <= 1 and not isinstance(value, (list, tuple)):
+        if sci:
+            text = format_sci(array.item(), 2 if decimals is None else decimals)
+            glue_text(name, text)
+        else:
+            text = format_number(array.item(), 4 if decimals is None else decimals)
+            glue_number(name, array.item())
+    else:
+        decimals = 3 if decimals is None else decimals
+        text = format_vector(array, decimals)
+        glue_vector(name, array, decimals)
+    print(f"{label} = {text}{suffix}")
 
 
 def _quantize_png(png: bytes, colors: int = 128) -> bytes:

@@ -65,3 +65,22 @@ def test_figures_are_quantized_to_a_smaller_png():
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", facecolor="white")
     small = book._quantize_png(buf.getvalue())
     assert len(small) < 0.7 * len(buf.getvalue())
+
+
+def test_format_sci_writes_for_readers_and_parses_back():
+    assert book.format_sci(2.7427e-16) == "2.7 \u00d7 10\u207b\u00b9\u2076"
+    assert book.format_sci(-11372.65, 3) == "\u22121.14 \u00d7 10\u2074"
+    assert book.parse_numbers(book.format_sci(2.7427e-16)) == [2.7e-16]
+    assert book.parse_numbers("\u22121.14 \u00d7 10\u2074 y 3") == [-11400.0, 3.0]
+
+
+def test_show_prints_the_value_it_glues(capsys, monkeypatch):
+    glued = {}
+    monkeypatch.setattr(book, "_glue", lambda name, value, display=False: glued.update({name: value}))
+    book.show("media", 1.00251, label="\u03bc")
+    book.show("v", [1.0, -2.5])
+    book.show("g", 2.7427e-16, sci=True)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == ["\u03bc = 1.0025", "v = [1.000, \u22122.500]", "g = 2.7 \u00d7 10\u207b\u00b9\u2076"]
+    assert glued == {"media": 1.00251, "v": "[1.000, \u22122.500]",
+                     "g": "2.7 \u00d7 10\u207b\u00b9\u2076"}
