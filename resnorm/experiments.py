@@ -148,6 +148,65 @@ def first_layer_grad_vs_depth(
     return {"params": params, "depths": depths, "kinds": kinds, "grad_norm": grad_norm}
 
 
+def first_layer_grad_vs_gain(
+    gains: Sequence[float] = (0.5, 1.0, 2.0),
+    depth: int = 64,
+    kinds: Sequence[str] = ("plain", "residual"),
+    width: int = 64,
+    batch_size: int = 64,
+    seed: int = 0,
+) -> dict:
+    """Cuánto gradiente llega a la primera capa según la ganancia de la inicialización.
+
+    La misma medida que ``first_layer_grad_vs_depth`` (pérdida lineal fija, norma
+    ``‖∂ℓ/∂W_1‖_F``), pero con los pesos de cada capa ortogonales y multiplicados por
+    la ganancia ``g`` (``nn.init.orthogonal_(W, gain=g)``) y los sesgos a cero. Para
+    cada ``g`` y cada tipo de pila se mide con 1 capa y con ``depth`` capas, y se
+    devuelve el cociente ``ratio = ‖∂ℓ/∂W_1‖(depth) / ‖∂ℓ/∂W_1‖(1)``: cuánto cambia
+    el gradiente de la primera capa al apilar ``depth`` capas.
+
+    - Sin atajo (``"plain"``), cada capa multiplica el gradiente por
+      ``diag(tanh′)·g·Qᵀ``: con ``g < 1`` el cociente se desvanece
+      geométricamente, con ``g > 1`` crece; solo cerca de ``g = 1`` queda en rango.
+    - Con atajo (``"residual"``), el factor es ``I + diag(tanh′)·g·Qᵀ``: la
+      identidad impide que se desvanezca con cualquier ``g``; lo que cambia con
+      ``g`` es cuánto crece.
+
+    Las normas se calculan en float64: con ``g = 0.5`` y 64 capas, el cuadrado de
+    cada entrada del gradiente cae por debajo del menor float32 normal.
+
+    Devuelve ``{"params", "gains", "kinds", "grad_norm": {kind: [[norma con 1 capa,
+    norma con depth capas] por g]}, "ratio": {kind: [cociente por g]}}``.
+    Capítulo 9: Profundidad: escalas y gradientes.
+    """
+    kinds = _check_kinds(kinds, ("plain", "residual"))
+    gains = [float(g) for g in gains]
+    depths = (1, int(depth))
+    grad_norm: dict[str, list[list[float]]] = {kind: [] for kind in kinds}
+    with _isolated(seed) as gen:
+        x = torch.randn(batch_size, width, generator=gen)
+        probe = F.normalize(torch.randn(batch_size, width, generator=gen), dim=-1)
+        for kind in kinds:
+            for gain in gains:
+                norms = []
+                for d in depths:
+                    torch.manual_seed(seed + d)  # mismos pesos para cada tipo
+                    net = _DeepMLP(kind, d, width)
+                    with torch.no_grad():
+                        for w in net.weight:  # (width, width) por capa
+                            nn.init.orthogonal_(w, gain=gain)
+                        net.bias.zero_()
+                    loss = (net(x) * probe).sum() / batch_size
+                    loss.backward()
+                    norms.append(net.weight.grad[0].double().norm().item())
+                grad_norm[kind].append(norms)
+    ratio = {k: [deep / one for one, deep in grad_norm[k]] for k in kinds}
+    params = dict(depth=int(depth), width=width, batch_size=batch_size, seed=seed,
+                  init="orthogonal")
+    return {"params": params, "gains": gains, "kinds": kinds, "grad_norm": grad_norm,
+            "ratio": ratio}
+
+
 def signal_survival(
     depths: Sequence[int] = (1, 5, 20, 50),
     kinds: Sequence[str] = MLP_KINDS,
@@ -270,6 +329,42 @@ def activation_std_per_layer(
             curves[name] = stds
     params = dict(n_layers=n_layers, width=width, batch_size=batch_size, seed=seed)
     return {"params": params, "layers": list(range(n_layers + 1)), "curves": curves}
+
+
+def scaled_residual_std(
+    n_layers: int = 96,
+    width: int = 256,
+    batch_size: int = 64,
+    branch_scale: float | None = None,
+    seed: int = 0,
+) -> dict:
+    """Pila residual sin LN con la rama escalada: ``h ← h + α·W h``.
+
+    Las mismas capas que la curva ``"residual"`` de ``activation_std_per_layer``
+    (``W ~ N(0, 1/width)``, así que ``Var(W h) ≈ Var(h)``), pero la rama se
+    multiplica por ``α`` (``branch_scale``; ``None`` usa ``1/√n_layers``, la escala
+    con la que GPT-2 inicializa sus proyecciones residuales). La varianza se
+    multiplica por ``1 + α²`` en cada capa, así que tras ``L`` capas la std es
+    ``(1 + α²)^(L/2)``: con ``α = 1`` crece como ``√2^L`` (explota); con
+    ``α = 1/√L`` tiende a ``√e ≈ 1.65``, se quede la pila en 12 capas o en 1000.
+
+    Devuelve ``{"params", "branch_scale", "layers": [0, …, n_layers], "std": [std
+    por capa], "theory": [(1 + α²)^(l/2) por capa]}``; la std es la poblacional sobre
+    todo el lote. Capítulo 9: Profundidad: escalas y gradientes.
+    """
+    alpha = 1.0 / math.sqrt(n_layers) if branch_scale is None else float(branch_scale)
+    with _isolated(seed) as gen, torch.no_grad():
+        h = torch.randn(batch_size, width, generator=gen)  # (B, width)
+        stds = [h.std(correction=0).item()]
+        for _ in range(n_layers):
+            w = torch.randn(width, width, generator=gen) / math.sqrt(width)
+            h = h + alpha * (h @ w.T)
+            stds.append(h.std(correction=0).item())
+    theory = [(1 + alpha**2) ** (layer / 2) for layer in range(n_layers + 1)]
+    params = dict(n_layers=n_layers, width=width, batch_size=batch_size, seed=seed)
+    layers = list(range(n_layers + 1))
+    return {"params": params, "branch_scale": alpha, "layers": layers, "std": stds,
+            "theory": theory}
 
 
 def _xavier_init(module: nn.Module) -> None:
