@@ -2,12 +2,13 @@
 
 Apéndice: ¿Cuánto cuesta normalizar? El mismo código lo usa ``python -m bench``.
 
-LayerNorm y RMSNorm hacen muy pocas cuentas por cada número que leen: su coste lo
-marca cuántas veces recorren la memoria, no cuántas operaciones hacen. Una *pasada*
-es una operación que recorre el array completo de forma (N, d); su *tráfico* son los
-arrays completos que lee más los que escribe. Una copia ``y = x`` es una pasada con
-tráfico 2 (lee x, escribe y): es el límite, porque cualquier normalización tiene que
-leer x y escribir y al menos una vez.
+LayerNorm y RMSNorm hacen muy pocas cuentas por cada número que leen: en una GPU su
+coste lo marca cuántas veces recorren la memoria, no cuántas operaciones hacen (en una
+CPU con un solo hilo, las cuentas también pesan: lo mide ``measure_norms``). Una
+*pasada* es una operación que recorre el array completo de forma (N, d); su *tráfico*
+son los arrays completos que lee más los que escribe. Una copia ``y = x`` es una pasada
+con tráfico 2 (lee x, escribe y): es el límite, porque cualquier normalización tiene
+que leer x y escribir y al menos una vez.
 
 Todas las funciones devuelven datos planos (números, dicts y listas), listos para
 una tabla o un JSON. torch se importa solo dentro de las funciones que lo usan.
@@ -349,23 +350,23 @@ def measure_norms(
     seed: int = 0,
     methods=None,
 ) -> list[dict[str, Any]]:
-    """Mide cada método de ``METHODS`` en un array float32 sembrado de forma ``shape``.
+    """Mide cada método de ``METHODS`` en un array float32 de forma ``shape``.
 
     Apéndice: ¿Cuánto cuesta normalizar?
 
-    x ~ N(0, 1) con ``numpy.random.default_rng(seed)``; torch usa la misma memoria
-    (``torch.from_numpy``) y un solo hilo, como NumPy, para comparar lo mismo. Cada
-    método se calienta (``warmup`` llamadas) y después se repite ``repeats`` veces
-    seguidas: así se mide su régimen estable, con la memoria que pide y suelta
-    reutilizada igual en cada llamada. El tiempo es de CPU del hilo (``time_once``),
-    que apenas cambia si otros procesos cargan la máquina. La «copia a un búfer»
-    escribe en un array ya reservado: mide solo el ancho de banda, y es el límite.
-    Las demás piden memoria nueva para su resultado, como en el uso normal.
+    x ~ N(0, 1) con semilla fija (``numpy.random.default_rng(seed)``); torch usa la
+    misma memoria (``torch.from_numpy``) y un solo hilo, como NumPy, para comparar lo
+    mismo. Cada método se calienta (``warmup`` llamadas) y después se repite
+    ``repeats`` veces seguidas: así se mide su régimen estable, con la memoria que pide
+    y suelta reutilizada igual en cada llamada. El tiempo es de CPU del hilo
+    (``time_once``), que apenas cambia si otros procesos cargan la máquina. La «copia a
+    un búfer» escribe en un array ya reservado: mide solo el ancho de banda, y es el
+    límite. Las demás piden memoria nueva para su resultado, como en el uso normal.
 
     Devuelve una fila (dict plano) por método: ``shape``, ``method``, ``label``,
     ``library``, ``cpu_s`` y ``wall_s`` (medianas), ``faults`` (mediana de faltas de
     página por llamada), ``gbps`` (efectivos, con ``cpu_s``), ``vs_copy`` (``cpu_s``
-    entre el de la copia más rápida de esta misma corrida), ``repeats`` y las pasadas
+    entre el de la copia más rápida de esta misma ejecución), ``repeats`` y las pasadas
     contadas (``sweeps``, ``arrays``; ``None`` si no se pueden contar).
     """
     import torch
