@@ -7,6 +7,7 @@ cualquier máquina (pasadas y tráfico contados), nunca tiempos.
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -44,23 +45,14 @@ def test_scaled_branch_follows_one_plus_alpha_squared_per_layer(scaled):
 
 def test_scaled_branch_stays_near_sqrt_e_at_any_depth():
     for depth in (12, 96, 384):
-        std = scaled_residual_std(n_layers=depth, width=128, batch_size=32, seed=1)["std"]
+        run = scaled_residual_std(n_layers=depth, width=128, batch_size=32, seed=1)
+        std = run["std"]
         assert max(std) < 2.5 and std[-1] > 1.2, depth
 
 
 def test_unscaled_branch_doubles_the_variance_per_layer():
     std = scaled_residual_std(n_layers=40, width=256, branch_scale=1.0, seed=0)["std"]
     assert 1 / 4 < std[-1] / 2**20 < 4  # √2^40 = 2^20
-
-
-def test_scaled_branch_is_seeded_and_leaves_the_global_rng_alone():
-    torch.manual_seed(123)
-    before = torch.rand(1)
-    torch.manual_seed(123)
-    a = scaled_residual_std(n_layers=8, width=32, seed=5)
-    after = torch.rand(1)
-    assert a == scaled_residual_std(n_layers=8, width=32, seed=5)
-    assert torch.equal(before, after)
 
 
 # --- Capítulo 9: la ganancia, con y sin atajo ---------------------------------------
@@ -99,6 +91,39 @@ def test_one_layer_is_the_same_network_with_or_without_shortcut(sweep):
 def test_the_gain_sweep_rejects_unknown_kinds():
     with pytest.raises(ValueError, match="tipo de pila desconocido"):
         first_layer_grad_vs_gain(kinds=("pre_ln",), depth=2)
+
+
+# --- Las dos funciones nuevas, como las demás de resnorm.experiments ---------------
+
+SMALL_CALLS = [
+    (first_layer_grad_vs_gain, dict(gains=(0.5, 2.0), depth=3, width=8, batch_size=4)),
+    (scaled_residual_std, dict(n_layers=4, width=8, batch_size=4)),
+]
+SMALL_IDS = [fn.__name__ for fn, _ in SMALL_CALLS]
+
+
+@pytest.mark.parametrize("fn, kwargs", SMALL_CALLS, ids=SMALL_IDS)
+def test_new_experiment_is_seeded(fn, kwargs):
+    assert fn(**kwargs) == fn(**kwargs)
+    assert fn(**kwargs, seed=0) != fn(**kwargs, seed=1)
+
+
+@pytest.mark.parametrize("fn, kwargs", SMALL_CALLS, ids=SMALL_IDS)
+def test_new_experiment_returns_strict_json_with_its_params(fn, kwargs):
+    data = fn(**kwargs)
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert data["params"]["seed"] == 0
+
+
+@pytest.mark.parametrize("fn, kwargs", SMALL_CALLS, ids=SMALL_IDS)
+def test_new_experiment_leaves_global_rng_and_threads_alone(fn, kwargs):
+    threads = torch.get_num_threads()
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    fn(**kwargs)
+    assert torch.equal(torch.rand(3), expected)
+    assert torch.get_num_threads() == threads
 
 
 # --- Apéndice: lo que vale en cualquier máquina ------------------------------------
