@@ -207,6 +207,83 @@ def first_layer_grad_vs_gain(
             "ratio": ratio}
 
 
+INITS = ("default", "xavier", "orthogonal", "orthogonal_tanh_gain")
+
+
+def _init_stack_weights(net: _DeepMLP, init: str) -> None:
+    """Reinicializa los pesos de cada capa de ``net`` según ``init``; sesgos a cero."""
+    with torch.no_grad():
+        net.bias.zero_()
+        if init == "default":
+            return  # los pesos de nn.Linear: uniformes en ±1/√fan_in
+        for w in net.weight.unbind(0):  # (width, width), vistas de net.weight
+            if init == "xavier":
+                nn.init.xavier_normal_(w)
+            elif init == "orthogonal":
+                nn.init.orthogonal_(w)
+            else:  # "orthogonal_tanh_gain"
+                nn.init.orthogonal_(w, gain=nn.init.calculate_gain("tanh"))
+
+
+def first_layer_grad_by_init(
+    depths: Sequence[int] = (1, 2, 4, 8, 16, 32, 64),
+    inits: Sequence[str] = INITS,
+    kinds: Sequence[str] = ("plain", "residual"),
+    width: int = 64,
+    batch_size: int = 64,
+    seed: int = 0,
+) -> dict:
+    """El gradiente de la primera capa según la inicialización de los pesos.
+
+    Control de ``first_layer_grad_vs_depth``: la misma pila ``tanh`` (``_DeepMLP``),
+    el mismo lote y la misma pérdida lineal, pero con los sesgos a cero y cuatro
+    inicializaciones de cada ``W_l`` (``width × width``):
+
+    - ``"default"``: la de ``nn.Linear``, uniforme en ``±1/√width``; varianza
+      ``1/(3·width)``, así que cada capa encoge la señal (ganancia ``1/√3 ≈ 0.58``).
+    - ``"xavier"``: Xavier normal, ``W ~ N(0, 1/width)`` (ganancia 1).
+    - ``"orthogonal"``: ``W`` ortogonal (conserva la norma: ganancia 1).
+    - ``"orthogonal_tanh_gain"``: ``W`` ortogonal por ``5/3``, la ganancia que
+      ``nn.init.calculate_gain("tanh")`` recomienda para compensar ``tanh′ < 1``.
+
+    Sin atajo, el gradiente ``‖∂ℓ/∂W_1‖_F`` depende de la ganancia de forma
+    exponencial: con la de ``nn.Linear`` se desvanece, con ganancia 1 baja despacio
+    y con ``5/3`` crece. Con atajo no se desvanece con ninguna.
+
+    Devuelve ``{"params", "depths", "inits", "kinds", "grad_norm": {kind: {init:
+    [float por profundidad]}}}``. Capítulo 1: El problema de apilar capas.
+    """
+    kinds = _check_kinds(kinds, ("plain", "residual"))
+    inits = list(inits)
+    for init in inits:
+        if init not in INITS:
+            raise ValueError(f"inicialización desconocida {init!r}; usa una de {INITS}")
+    depths = [int(d) for d in depths]
+    grad_norm: dict[str, dict[str, list[float]]] = {
+        kind: {init: [] for init in inits} for kind in kinds
+    }
+    with _isolated(seed) as gen:
+        x = torch.randn(batch_size, width, generator=gen)  # (B, width)
+        probe = F.normalize(torch.randn(batch_size, width, generator=gen), dim=-1)
+        for kind in kinds:
+            for init in inits:
+                for depth in depths:
+                    torch.manual_seed(seed + depth)  # mismos pesos para cada tipo
+                    net = _DeepMLP(kind, depth, width)
+                    _init_stack_weights(net, init)
+                    loss = (net(x) * probe).sum() / batch_size
+                    loss.backward()
+                    grad_norm[kind][init].append(net.weight.grad[0].norm().item())
+    params = dict(width=width, batch_size=batch_size, seed=seed, bias="cero")
+    return {
+        "params": params,
+        "depths": depths,
+        "inits": inits,
+        "kinds": kinds,
+        "grad_norm": grad_norm,
+    }
+
+
 def signal_survival(
     depths: Sequence[int] = (1, 5, 20, 50),
     kinds: Sequence[str] = MLP_KINDS,
@@ -214,7 +291,7 @@ def signal_survival(
     batch_size: int = 64,
     seed: int = 0,
 ) -> dict:
-    """El «teléfono escacharrado»: cuánto de la entrada queda tras ``L`` capas.
+    """El «juego del teléfono»: cuánto de la entrada queda tras ``L`` capas.
 
     Se pasa un lote ``x`` de forma ``(batch_size, width)`` por ``L`` capas aleatorias
     (``_DeepMLP``, sin entrenar) y se mide, para cada ejemplo, la similitud coseno
@@ -258,6 +335,64 @@ def signal_survival(
         "cosine": cosine,
         "pairwise_abs_cosine": pairwise,
         "output_std": output_std,
+    }
+
+
+def orthogonal_layer_control(
+    depths: Sequence[int] = (1, 5, 20, 50),
+    width: int = 128,
+    batch_size: int = 64,
+    seed: int = 0,
+) -> dict:
+    """Control de ``signal_survival``: una pila de capas ortogonales, sin pérdida.
+
+    Cada capa es ``h ← Q_l h`` con ``Q_l`` ortogonal aleatoria (``QᵀQ = I``): conserva
+    normas y productos escalares, así que no pierde nada y se deshace exactamente con
+    ``Q_lᵀ``. Aun así, ``cos(x, Q x) ≈ 0``: en ``width`` dimensiones, una rotación
+    aleatoria deja el vector casi perpendicular al original. El coseno con la entrada
+    mide alineación, no información. Lo que sí detecta una pérdida es
+    ``pairwise_abs_cosine`` (la media de ``|cos|`` entre salidas de entradas
+    distintas): aquí es, en cada profundidad, la misma que la de la entrada.
+
+    Usa el mismo lote ``x`` que ``signal_survival`` con los mismos argumentos.
+    Devuelve ``{"params", "depths", "cosine": [...], "pairwise_abs_cosine": [...],
+    "input_pairwise_abs_cosine": float, "reconstruction_error": [...]}``, con un
+    valor por profundidad; ``reconstruction_error`` es ``max |Q_1ᵀ ⋯ Q_Lᵀ h_L − x|``.
+    Capítulo 1: El problema de apilar capas.
+    """
+    depths = [int(d) for d in depths]
+    off_diagonal = ~torch.eye(batch_size, dtype=torch.bool)
+
+    def mean_pairwise(h: torch.Tensor) -> float:
+        unit = F.normalize(h, dim=-1)
+        return (unit @ unit.T).abs()[off_diagonal].mean().item()
+
+    cosine: list[float] = []
+    pairwise: list[float] = []
+    error: list[float] = []
+    with _isolated(seed) as gen, torch.no_grad():
+        x = torch.randn(batch_size, width, generator=gen)  # (B, width)
+        for depth in depths:
+            torch.manual_seed(seed + depth)
+            qs = [nn.init.orthogonal_(torch.empty(width, width)) for _ in range(depth)]
+            h = x
+            for q in qs:
+                h = h @ q.T  # (B, width)
+            back = h
+            for q in reversed(qs):
+                back = back @ q  # Qᵀ deshace Q
+            cosine.append(F.cosine_similarity(x, h, dim=-1).mean().item())
+            pairwise.append(mean_pairwise(h))
+            error.append((back - x).abs().max().item())
+        input_pairwise = mean_pairwise(x)
+    params = dict(width=width, batch_size=batch_size, seed=seed)
+    return {
+        "params": params,
+        "depths": depths,
+        "cosine": cosine,
+        "pairwise_abs_cosine": pairwise,
+        "input_pairwise_abs_cosine": input_pairwise,
+        "reconstruction_error": error,
     }
 
 
