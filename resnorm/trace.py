@@ -16,8 +16,10 @@ comparación aísle una sola cosa: dónde va LayerNorm. El paso de la atención 
 Pre-LN muestra, eso sí, lo que LN₁ le entrega: el vector del que la atención saca
 sus consultas, claves y valores.
 
-La FFN usa GELU, la activación de GPT-2 y de ``resnorm.blocks`` (la GELU exacta, con
-erf, la de ``torch.nn.GELU()`` por defecto); el Transformer original usaba ReLU.
+La FFN de ``block_trace`` usa GELU, la activación de GPT-2 y de ``resnorm.blocks``
+(la GELU exacta, con erf, la de ``torch.nn.GELU()`` por defecto); el Transformer
+original usaba ReLU. ``stack_trace`` (Capítulo 10) conserva todavía ReLU: con ella
+están calculados los valores de ese capítulo.
 """
 
 from __future__ import annotations
@@ -391,7 +393,9 @@ def block_trace(example: PerroExample | None = None, order="post", eps=1e-5):
 
 
 def _stack_weights(seed, block, d=4, hidden=8):
-    """Pesos sembrados de un bloque: W_V, W_O (d, d), W₁ (hidden, d), W₂ (d, hidden).
+    """Pesos de un bloque, con semilla fija: W_V, W_O, W₁ y W₂.
+
+    Formas: W_V, W_O (d, d); W₁ (hidden, d); W₂ (d, hidden).
 
     Varianza 1/fan_in (como la inicialización de Kaiming/LeCun), sin sesgos.
     """
@@ -416,10 +420,10 @@ def stack_trace(
 
     Capítulo 10: Resumen y siguiente paso (el gancho al Paso 8: apilar bloques).
 
-    Cada bloque b tiene pesos propios sembrados con ``[seed, b]`` (varianza
+    Cada bloque b tiene pesos propios con semilla fija ``[seed, b]`` (varianza
     1/fan_in, γ = 1, β = 0, como al inicializar). Con un solo token, la atención
     es su proyección de valores y de salida: Atención(v) = W_O W_V v (el softmax
-    sobre una sola posición vale 1). Por bloque:
+    sobre una sola posición vale 1); FFN(v) = W₂ ReLU(W₁ v). Por bloque:
 
     - ``order="pre"``:  x ← x + Atención(LN(x));  x ← x + FFN(LN(x)).
     - ``order="post"``: x ← LN(x + Atención(x));  x ← LN(x + FFN(x)).
