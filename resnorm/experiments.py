@@ -607,6 +607,59 @@ def transformer_grad_norms(
     }
 
 
+
+def linear_post_ln_input_grad(
+    depths: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 96),
+    d: int = 256,
+    n_seeds: int = 3,
+    eps: float = 1e-5,
+    seed: int = 0,
+) -> dict:
+    """Norma del gradiente respecto a la entrada en una pila Post-LN lineal.
+
+    Capítulo 7: El bloque completo (la ejecución de control de «por qué Post-LN
+    cuesta más»). Cada capa es ``h ← LN(h + W_l h)``, sin γ ni β, con
+    ``W_l ~ N(0, 1/d)`` de forma (d, d) y pesos propios por capa. Para una entrada
+    ``x ~ N(0, I_d)`` y una dirección fija ``g ~ N(0, I_d)`` se retropropaga
+    ``ℓ = ⟨g, h_L⟩`` y se mide ``‖∂ℓ/∂x‖₂``.
+
+    Aunque el gradiente atraviesa ``L`` derivadas de LayerNorm, su norma no se
+    desvanece con la profundidad: cada LN divide entre la escala de su entrada y el
+    atajo la vuelve a sumar, así que el producto se queda en la misma escala. Lo que
+    Xiong et al. (2020) señalan en Post-LN es otra cosa: la *escala* del gradiente de
+    las últimas capas en la inicialización (ver ``transformer_grad_norms``).
+
+    Cada valor es la media sobre ``n_seeds`` semillas (pesos, ``x`` y ``g``
+    distintos). Devuelve ``{"params", "depths": [L, …], "grad_norm": [‖∂ℓ/∂x‖ por
+    L]}``.
+    """
+    depths = [int(L) for L in depths]
+    if not depths or min(depths) < 1:
+        raise ValueError(f"depths debe tener profundidades ≥ 1, pero es {depths}")
+    totals = [0.0] * len(depths)
+    with _isolated(seed) as gen:
+        for _ in range(n_seeds):
+            weights = [
+                torch.randn(d, d, generator=gen) / math.sqrt(d)  # W ~ N(0, 1/d)
+                for _ in range(max(depths))
+            ]
+            x = torch.randn(d, generator=gen)
+            g = torch.randn(d, generator=gen)
+            for i, depth in enumerate(depths):
+                x_in = x.clone().requires_grad_(True)
+                h = x_in
+                for w in weights[:depth]:
+                    h = F.layer_norm(h + w @ h, (d,), eps=eps)  # LN(h + W h)
+                (g @ h).backward()
+                totals[i] += x_in.grad.norm().item()
+    params = dict(d=d, n_seeds=n_seeds, eps=eps, seed=seed, init="normal(0, 1/d)")
+    return {
+        "params": params,
+        "depths": depths,
+        "grad_norm": [t / n_seeds for t in totals],
+    }
+
+
 DEFAULT_LR = {"adam": 1e-3, "sgd": 0.05}
 
 

@@ -10,22 +10,41 @@ planos (listas y floats de Python), listos para JSON y para el estado del widget
 
 Una simplificación, dicha claramente: la salida de la atención es un dato fijo,
 [0.30, −0.20, 0.15, 0.45], porque depende de los demás tokens de la frase, que aquí
-no tenemos. En Pre-LN la atención recibiría LN₁(x) en lugar de x y su salida
+no tenemos. En Pre-LN la atención recibe LN₁(x) en lugar de x y su salida
 cambiaría; ``block_trace`` usa la misma salida en los dos órdenes para que la
-comparación aísle una sola cosa: dónde va LayerNorm.
+comparación aísle una sola cosa: dónde va LayerNorm. El paso de la atención en
+Pre-LN muestra, eso sí, lo que LN₁ le entrega: el vector del que la atención saca
+sus consultas, claves y valores.
+
+La FFN de ``block_trace`` usa GELU, la activación de GPT-2 y de ``resnorm.blocks``
+(la GELU exacta, con erf, la de ``torch.nn.GELU()`` por defecto); el Transformer
+original usaba ReLU. ``stack_trace`` (Capítulo 10) conserva todavía ReLU: con ella
+están calculados los valores de ese capítulo.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from resnorm.numerics import layer_norm, layer_norm_steps, mean, std
 
-__all__ = ["PerroExample", "block_trace", "perro_example", "stack_trace"]
+__all__ = ["PerroExample", "block_trace", "gelu", "perro_example", "stack_trace"]
 
 FFN_SEED = 1  # semilla de los pesos de la FFN de ejemplo (redondeados a 2 decimales)
+
+
+def gelu(z):
+    """GELU(z) = z · Φ(z) = z · (1 + erf(z/√2)) / 2, elemento a elemento.
+
+    Capítulo 8: El vector «perro» paso a paso. Es la GELU exacta, la de
+    ``torch.nn.GELU()`` por defecto y la de ``resnorm.blocks``; forma (n,) → (n,).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * z * (1.0 + erf(z / math.sqrt(2.0)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,13 +71,17 @@ class PerroExample:
     ffn_b2: np.ndarray
 
     def ffn(self, h):
-        """FFN(h) = W₂ · ReLU(W₁ h + b₁) + b₂, de 4 → 8 → 4. Formas: (4,) → (4,)."""
+        """FFN(h) = W₂ · GELU(W₁ h + b₁) + b₂, de 4 → 8 → 4. Formas: (4,) → (4,)."""
         h = np.asarray(h, dtype=np.float64)
-        hidden = np.maximum(h @ self.ffn_w1.T + self.ffn_b1, 0.0)  # (8,)
+        hidden = gelu(h @ self.ffn_w1.T + self.ffn_b1)  # (8,)
         return hidden @ self.ffn_w2.T + self.ffn_b2  # (4,)
 
     def active_units(self, h):
-        """Cuántas de las 8 neuronas ocultas quedan activas (> 0) tras la ReLU."""
+        """Cuántas de las 8 neuronas ocultas tienen pre-activación W₁ h + b₁ > 0.
+
+        GELU deja pasar casi entera una pre-activación positiva y casi anula una
+        negativa grande: estas son las neuronas que más aportan a la salida.
+        """
         pre = np.asarray(h, dtype=np.float64) @ self.ffn_w1.T + self.ffn_b1
         return int(np.count_nonzero(pre > 0))
 
@@ -77,7 +100,7 @@ def perro_example() -> PerroExample:
     x = [0.50, 1.15, 0.78, 0.88]; Atención(x) = [0.30, −0.20, 0.15, 0.45] (dada), de
     modo que x + Atención(x) = [0.80, 0.95, 0.93, 1.33]; γ₁ = [1.2, 0.8, 1.0, 1.1],
     β₁ = [0.1, 0.0, −0.2, 0.3] (los del Capítulo 5); γ₂ = [0.9, 1.1, 1.0, 1.05],
-    β₂ = [0.0, 0.1, −0.1, 0.05]. La FFN 4 → 8 → 4 con ReLU tiene pesos sembrados
+    β₂ = [0.0, 0.1, −0.1, 0.05]. La FFN 4 → 8 → 4 con GELU tiene pesos con semilla fija
     (``FFN_SEED``) y redondeados a dos decimales para poder leerlos: W₁ ~ N(0, 0.5²),
     b₁ ~ N(0, 0.1²), W₂ ~ N(0, (0.5/√8)²), b₂ = 0.
     """
@@ -284,8 +307,9 @@ def block_trace(example: PerroExample | None = None, order="post", eps=1e-5):
             _step(
                 "ffn",
                 "FFN(x′): la red feed-forward",
-                "La FFN (4 → 8 → 4, con ReLU) procesa x′ por su cuenta: "
-                f"{ex.active_units(x1)} de sus 8 neuronas ocultas quedan activas.",
+                "La FFN (4 → 8 → 4, con GELU) procesa x′ por su cuenta: "
+                f"{ex.active_units(x1)} de sus 8 neuronas ocultas tienen "
+                "pre-activación positiva.",
                 f1,
                 formula=f"FFN(x′) = {_vec(f1)}",
             ),
@@ -316,10 +340,16 @@ def block_trace(example: PerroExample | None = None, order="post", eps=1e-5):
     steps += [
         {
             **attention,
+            "title": "Atención(LN₁(x)): la atención recibe la copia normalizada",
             "explanation": _ATTENTION_NOTE
-            + " En Pre-LN la atención recibe LN₁(x), no x; como su salida depende de "
-            "los otros tokens, usamos la misma que en Post-LN para que solo cambie "
-            "dónde va LayerNorm.",
+            + " En Pre-LN la atención recibe LN₁(x), no x: de ese vector, con media "
+            "y escala controladas, saca sus consultas, claves y valores. Como su "
+            "salida depende de los otros tokens, usamos la misma que en Post-LN para "
+            "que solo cambie dónde va LayerNorm.",
+            "scalars": [["‖x‖", float(np.linalg.norm(x))],
+                        ["‖LN₁(x)‖", float(np.linalg.norm(s1.output))]],
+            "formula": f"entra LN₁(x) = {_vec(s1.output)};  "
+            f"sale Atención = {_vec(attn)}",
         },
         _step(
             "sum1",
@@ -340,8 +370,9 @@ def block_trace(example: PerroExample | None = None, order="post", eps=1e-5):
         _step(
             "ffn",
             "FFN(LN₂(h)): la red feed-forward",
-            "La FFN (4 → 8 → 4, con ReLU) procesa la copia normalizada: "
-            f"{ex.active_units(s2.output)} de sus 8 neuronas ocultas quedan activas.",
+            "La FFN (4 → 8 → 4, con GELU) procesa la copia normalizada: "
+            f"{ex.active_units(s2.output)} de sus 8 neuronas ocultas tienen "
+            "pre-activación positiva.",
             f2,
             formula=f"FFN(LN₂(h)) = {_vec(f2)}",
         ),
@@ -362,7 +393,9 @@ def block_trace(example: PerroExample | None = None, order="post", eps=1e-5):
 
 
 def _stack_weights(seed, block, d=4, hidden=8):
-    """Pesos sembrados de un bloque: W_V, W_O (d, d), W₁ (hidden, d), W₂ (d, hidden).
+    """Pesos de un bloque, con semilla fija: W_V, W_O, W₁ y W₂.
+
+    Formas: W_V, W_O (d, d); W₁ (hidden, d); W₂ (d, hidden).
 
     Varianza 1/fan_in (como la inicialización de Kaiming/LeCun), sin sesgos.
     """
@@ -387,10 +420,10 @@ def stack_trace(
 
     Capítulo 10: Resumen y siguiente paso (el gancho al Paso 8: apilar bloques).
 
-    Cada bloque b tiene pesos propios sembrados con ``[seed, b]`` (varianza
+    Cada bloque b tiene pesos propios con semilla fija ``[seed, b]`` (varianza
     1/fan_in, γ = 1, β = 0, como al inicializar). Con un solo token, la atención
     es su proyección de valores y de salida: Atención(v) = W_O W_V v (el softmax
-    sobre una sola posición vale 1). Por bloque:
+    sobre una sola posición vale 1); FFN(v) = W₂ ReLU(W₁ v). Por bloque:
 
     - ``order="pre"``:  x ← x + Atención(LN(x));  x ← x + FFN(LN(x)).
     - ``order="post"``: x ← LN(x + Atención(x));  x ← LN(x + FFN(x)).

@@ -1,12 +1,13 @@
 """La traza del vector «perro» (Capítulo 8) y el apilado de bloques (Capítulo 10)."""
 
 import json
+import math
 
 import numpy as np
 import pytest
 
 from resnorm import layer_norm, layer_norm_steps, post_ln, pre_ln, residual
-from resnorm.trace import PerroExample, block_trace, perro_example, stack_trace
+from resnorm.trace import PerroExample, block_trace, gelu, perro_example, stack_trace
 
 SUM = [0.80, 0.95, 0.93, 1.33]
 POST_KEYS = [
@@ -55,13 +56,33 @@ def test_ffn_weights_are_rounded_to_two_decimals_to_be_readable(ex):
         np.testing.assert_allclose(w, np.round(w, 2), atol=1e-12)
 
 
-def test_ffn_is_relu_mlp_4_8_4(ex):
+def test_ffn_is_gelu_mlp_4_8_4(ex):
     h = np.array([0.3, -1.0, 2.0, 0.5])
     hidden = ex.ffn_w1 @ h + ex.ffn_b1
-    expected = ex.ffn_w2 @ np.where(hidden > 0, hidden, 0.0) + ex.ffn_b2
+    phi = np.array([0.5 * (1 + math.erf(z / math.sqrt(2))) for z in hidden])
+    expected = ex.ffn_w2 @ (hidden * phi) + ex.ffn_b2
     np.testing.assert_allclose(ex.ffn(h), expected, rtol=1e-12)
-    # La ReLU trabaja: algunas neuronas quedan apagadas y otras no.
+    # Hay pre-activaciones de los dos signos: la no linealidad trabaja.
     assert 0 < ex.active_units(h) < 8
+
+
+def test_gelu_is_the_exact_erf_gelu_of_torch_and_of_the_blocks():
+    torch = pytest.importorskip("torch")
+    z = np.linspace(-6.0, 6.0, 121)
+    reference = torch.nn.GELU()(torch.tensor(z, dtype=torch.float64)).numpy()
+    np.testing.assert_allclose(gelu(z), reference, rtol=1e-12, atol=1e-15)
+    # No es la aproximación con tanh: en z = −1 las dos difieren en el cuarto decimal.
+    menos_uno = torch.tensor([-1.0], dtype=torch.float64)
+    tanh_gelu = torch.nn.GELU(approximate="tanh")(menos_uno)
+    assert abs(gelu([-1.0])[0] - tanh_gelu.item()) > 1e-5
+
+
+def test_gelu_is_not_relu_it_lets_small_negatives_through():
+    z = np.array([-3.0, -0.5, 0.0, 0.5, 3.0])
+    g = gelu(z)
+    assert g[2] == 0.0
+    assert -0.2 < g[1] < 0.0  # una pre-activación negativa pequeña no se anula
+    assert abs(g[0]) < 0.01 and abs(g[4] - 3.0) < 0.01  # en los extremos, casi ReLU
 
 
 # --- Post-LN --------------------------------------------------------------------------
@@ -129,6 +150,18 @@ def test_pre_ln_normalizes_the_input_not_the_sum(ex):
     assert pre["ln1_mean"]["scalars"][0][1] == pytest.approx(0.8275, abs=1e-12)
     assert post["ln1_mean"]["scalars"][0][1] == pytest.approx(1.0025, abs=1e-12)
     assert not np.allclose(pre["ln1_affine"]["vector"], post["ln1_affine"]["vector"])
+
+
+def test_pre_ln_attention_step_shows_what_ln1_feeds_it(ex):
+    # LN₁ no se queda sin uso: el paso de la atención muestra su entrada, LN₁(x).
+    steps = by_key(block_trace(ex, "pre"))
+    ln1 = layer_norm(ex.x, ex.gamma1, ex.beta1)
+    step = steps["attention"]
+    assert "LN₁(x)" in step["title"] and "LN₁(x)" in step["formula"]
+    assert "−1.5900" in step["formula"]  # la primera componente de LN₁(x)
+    norms = dict(step["scalars"])
+    assert norms["‖LN₁(x)‖"] == pytest.approx(np.linalg.norm(ln1), rel=1e-12)
+    assert norms["‖x‖"] == pytest.approx(np.linalg.norm(ex.x), rel=1e-12)
 
 
 def test_pre_ln_residual_path_skips_layer_norm(ex):
