@@ -89,7 +89,7 @@ def test_gamma_beta_and_rms_questions_match_the_formula():
     assert _mistake(q, "antes") == pytest.approx(1.2 * (x_hat[0] + 0.1))
     q = _numeric("ch06-rms")
     assert q.answer == pytest.approx(X[0] / np.sqrt(np.mean(X ** 2) + 1e-8), abs=1e-6)
-    assert _mistake(q, "media") == pytest.approx(x_hat[0])
+    assert _mistake(q, "restaste la media") == pytest.approx(x_hat[0])
 
 
 def test_counting_and_cost_questions_match_the_arithmetic():
