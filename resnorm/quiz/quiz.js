@@ -144,6 +144,7 @@ function numericQuestion(question, ctx) {
     } else {
       say(feedback, "Todavía no. Pide una pista y vuelve a intentarlo.", "wrong");
     }
+    hintButton.hidden = hintsShown >= question.hints.length;
     solutionButton.hidden = hintsShown < question.hints.length;
   }
 
