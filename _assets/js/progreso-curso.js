@@ -1,0 +1,88 @@
+// El progreso del curso en la portada: cruza la lista de preguntas (que escribe la
+// extensión book/_ext/quiz_progress.py) con lo guardado en este navegador.
+(function () {
+  "use strict";
+
+  function read(key) {
+    try {
+      var text = window.localStorage.getItem(key);
+      var data = text ? JSON.parse(text) : {};
+      return data && typeof data === "object" ? data : {};
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k];
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) {
+      node.append(c);
+    });
+    return node;
+  }
+
+  function plural(n) {
+    return n === 1 ? "pregunta" : "preguntas";
+  }
+
+  function render(box, data) {
+    var saved = (read(data.storage_key).chapters) || {};
+    var done = 0;
+    var total = 0;
+    var rows = data.chapters.map(function (ch) {
+      var ids = Object.keys(ch.questions);
+      var mine = saved[ch.key] || {};
+      var ok = ids.filter(function (id) {
+        var e = mine[id];
+        return e && e.ok && e.v === ch.questions[id];
+      }).length;
+      done += ok;
+      total += ids.length;
+      return el("tr", {}, [
+        el("td", {}, [el("a", { href: ch.href, text: ch.title })]),
+        el("td", { text: ok + " de " + ids.length }),
+      ]);
+    });
+    var reset = el("button", { type: "button", class: "rn-progreso-reset",
+      text: "Empezar de nuevo todo el curso" });
+    reset.addEventListener("click", function () {
+      try {
+        window.localStorage.removeItem(data.storage_key);
+      } catch (error) { /* sin almacenamiento: no hay nada que borrar */ }
+      render(box, data);
+      box.querySelector("button").focus();
+    });
+    box.textContent = "";
+    box.append(
+      el("p", { class: "rn-progreso-total", role: "status", "aria-live": "polite",
+        text: "Llevas " + done + " de " + total + " " + plural(total) +
+          " del curso bien contestadas." }),
+      el("table", { class: "rn-progreso-tabla" }, [
+        el("caption", { text: "Tu progreso por capítulo (guardado solo en este navegador)" }),
+        el("thead", {}, [el("tr", {}, [
+          el("th", { scope: "col", text: "Capítulo" }),
+          el("th", { scope: "col", text: "Preguntas bien contestadas" }),
+        ])]),
+        el("tbody", {}, rows),
+      ]),
+      reset
+    );
+  }
+
+  function start() {
+    var box = document.getElementById("rn-progreso-curso");
+    var source = document.getElementById("rn-quiz-manifest");
+    if (!box || !source) return;
+    render(box, JSON.parse(source.textContent));
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

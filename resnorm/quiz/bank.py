@@ -1,0 +1,829 @@
+"""Las preguntas de cada capítulo, con sus respuestas y errores típicos calculados.
+
+Cada función ``_chNN`` devuelve los bloques de preguntas de un capítulo (nombre del
+bloque → preguntas); el notebook pone cada bloque donde se enseña la idea con
+``Quiz.from_bank("04_layernorm", "normalizar")``. Ningún valor se escribe a mano: la
+respuesta y cada error típico salen de ``resnorm`` (o de la aritmética que el error
+describe), y ``tests/test_quiz.py`` los recalcula por su cuenta.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from resnorm import layer_norm, mean, rms_norm, std, variance
+from resnorm.quiz import Choice, Mistake, Numeric, Option
+
+# El vector del curso (la suma residual del capítulo 2) y los γ, β del capítulo 5.
+X = (0.80, 0.95, 0.93, 1.33)
+SUMMAND = (0.50, 1.15, 0.78, 0.88)
+BRANCH = (0.30, -0.20, 0.15, 0.45)
+GAMMA = (1.2, 0.8, 1.0, 1.1)
+BETA = (0.1, 0.0, -0.2, 0.3)
+
+
+def _f(value) -> float:
+    return float(np.asarray(value, dtype=float))
+
+
+# --- Capítulo 1 -------------------------------------------------------------------
+
+
+def _ch01():
+    shrink = 0.9 ** 96
+    return {
+        "escala": [
+            Numeric(
+                id="ch01-factor-09",
+                prompt=(
+                    "Cada capa multiplica la escala de la señal por 0.9. ¿Qué escala "
+                    "queda tras 96 capas, como en GPT-3? (Puedes escribir 4e-5.)"
+                ),
+                answer=shrink,
+                tol=1e-6,
+                mistakes=(
+                    Mistake(0.9 * 96, "multiplicaste 0.9 por 96",
+                            "Las capas se encadenan: cada una multiplica lo que deja "
+                            "la anterior, así que el factor se eleva a 96, no se "
+                            "multiplica por 96."),
+                    Mistake(1 - 0.1 * 96, "restaste un 10 % por capa",
+                            "Perder un 10 % por capa es multiplicar por 0.9 cada vez; "
+                            "restar 0.1 × 96 daría una escala negativa."),
+                ),
+                hints=(
+                    "Tras 2 capas la escala es 0.9 × 0.9; tras 3, 0.9 × 0.9 × 0.9.",
+                    "Es una potencia: 0.9 elevado al número de capas.",
+                ),
+                solution=(
+                    f"0.9⁹⁶ = exp(96 · ln 0.9) ≈ {shrink:.2e}: la señal casi "
+                    "desaparece."
+                ).replace("e-05", " × 10⁻⁵"),
+                kind="calculo",
+            ),
+            Choice(
+                id="ch01-factor-11",
+                prompt=(
+                    "Predice: si cada capa multiplica la escala por 1.1, ¿qué pasa "
+                    "tras 96 capas?"
+                ),
+                options=(
+                    Option("Crece unas diez mil veces", True,
+                           f"1.1⁹⁶ ≈ {1.1 ** 96:.0f}: un 10 % por capa, encadenado, "
+                           "explota."),
+                    Option("Crece un 10 %", False,
+                           "Eso sería una sola capa; aquí se encadenan 96."),
+                    Option("Crece unas 106 veces (1.1 × 96)", False,
+                           "El factor se eleva a 96, no se multiplica por 96."),
+                ),
+                kind="prediccion",
+            ),
+        ],
+        "colapso": [
+            Choice(
+                id="ch01-que-se-pierde",
+                prompt=(
+                    "En una pila plana profunda, ¿qué prueba de verdad que se pierde "
+                    "información del input?"
+                ),
+                options=(
+                    Option("Que entradas distintas acaban con salidas casi iguales", True,
+                           "Si dos entradas distintas salen iguales, ninguna capa "
+                           "posterior puede separarlas: esa información ya no está."),
+                    Option("Que el coseno entre x y la salida es casi 0", False,
+                           "Una rotación aleatoria (sin pérdida) también da coseno ≈ 0: "
+                           "mide alineación, no información."),
+                    Option("Que la salida tiene otra escala", False,
+                           "Cambiar la escala no borra nada: se puede deshacer."),
+                ),
+                kind="concepto",
+            ),
+        ],
+    }
+
+
+# --- Capítulo 2 -------------------------------------------------------------------
+
+
+def _ch02():
+    total = np.add(SUMMAND, BRANCH)
+    d_layer = 0.1 * (1 - math.tanh(0.5) ** 2)
+    return {
+        "suma": [
+            Numeric(
+                id="ch02-suma-residual",
+                prompt=(
+                    "x = [0.50, 1.15, 0.78, 0.88] y F(x) = [0.30, −0.20, 0.15, 0.45]. "
+                    "¿Cuánto vale la segunda componente de x + F(x)?"
+                ),
+                answer=_f(total[1]),
+                tol=5e-3,
+                mistakes=(
+                    Mistake(SUMMAND[1] - BRANCH[1], "restaste F(x)",
+                            "La conexión residual suma: x + F(x). Con F(x) = −0.20 la "
+                            "suma baja el valor, pero sigue siendo una suma."),
+                    Mistake(BRANCH[1], "te quedaste solo con F(x)",
+                            "El atajo conserva x: la salida es x más lo que añade la "
+                            "rama."),
+                ),
+                hints=(
+                    "La suma residual es componente a componente.",
+                    "Segunda componente: 1.15 más el segundo número de F(x).",
+                ),
+                solution=f"1.15 + (−0.20) = {total[1]:.2f}.",
+            ),
+            Numeric(
+                id="ch02-derivada",
+                prompt=(
+                    "La rama es F(t) = 0.1·tanh(t) y su derivada en t = 0.5 vale "
+                    f"{d_layer:.4f}. ¿Cuánto vale la derivada de t + F(t) en ese punto?"
+                ),
+                answer=1 + d_layer,
+                tol=5e-4,
+                mistakes=(
+                    Mistake(d_layer, "olvidaste el 1 del atajo",
+                            "La derivada de t es 1: el atajo deja pasar el gradiente "
+                            "entero y la rama solo suma su parte."),
+                ),
+                hints=(
+                    "Deriva cada sumando por separado.",
+                    "¿Cuánto vale la derivada de t respecto de t?",
+                ),
+                solution=f"1 + {d_layer:.4f} = {1 + d_layer:.4f}.",
+            ),
+        ],
+        "bloque": [
+            Numeric(
+                id="ch02-atajos",
+                prompt=(
+                    "Cada bloque Transformer tiene dos subcapas (atención y FFN). "
+                    "¿Cuántas conexiones residuales hay en una pila de 12 bloques?"
+                ),
+                answer=2 * 12,
+                tol=0.25,
+                mistakes=(
+                    Mistake(12, "contaste un atajo por bloque",
+                            "Hay un atajo alrededor de la atención y otro alrededor de "
+                            "la FFN: dos por bloque."),
+                ),
+                hints=(
+                    "Cuenta primero los atajos de un solo bloque.",
+                    "Uno rodea la atención; otro, la FFN.",
+                ),
+                solution="2 atajos por bloque × 12 bloques = 24.",
+            ),
+        ],
+    }
+
+
+# --- Capítulo 3 -------------------------------------------------------------------
+
+
+def _ch03():
+    mu = _f(mean(X))
+    sigma = _f(std(X))
+    dev = (X[3] - mu) ** 2
+    return {
+        "media": [
+            Numeric(
+                id="ch03-media",
+                prompt="¿Cuál es la media de x = [0.80, 0.95, 0.93, 1.33]?",
+                answer=mu,
+                tol=5e-4,
+                mistakes=(
+                    Mistake(sum(X), "no dividiste entre n",
+                            "La media es la suma dividida entre el número de "
+                            "componentes, 4."),
+                    Mistake(sum(X) / 3, "dividiste entre n − 1 = 3",
+                            "La media siempre divide entre n; el n − 1 solo aparece "
+                            "en la varianza muestral, y LayerNorm no la usa."),
+                ),
+                hints=("Suma las cuatro componentes.", "Divide la suma entre 4."),
+                solution=f"(0.80 + 0.95 + 0.93 + 1.33) / 4 = {sum(X):.2f} / 4 = {mu:.4f}.",
+            ),
+            Numeric(
+                id="ch03-desvio",
+                prompt=(
+                    f"Con μ = {mu:.4f}, ¿cuánto vale (x₄ − μ)², el desvío al cuadrado "
+                    "de la última componente, x₄ = 1.33?"
+                ),
+                answer=dev,
+                tol=5e-4,
+                mistakes=(
+                    Mistake(X[3] - mu, "no elevaste al cuadrado",
+                            "El desvío es x₄ − μ; la varianza promedia sus cuadrados."),
+                    Mistake((X[3] - 1.0) ** 2, "redondeaste μ a 1.0 antes de restar",
+                            "Redondear la media antes de seguir cambia la tercera "
+                            "cifra: usa μ con todos sus decimales."),
+                ),
+                hints=("Primero resta: 1.33 − μ.", "Luego multiplica el resultado por sí mismo."),
+                solution=f"(1.33 − {mu:.4f})² = {X[3] - mu:.4f}² = {dev:.4f}.",
+            ),
+        ],
+        "sigma": [
+            Numeric(
+                id="ch03-sigma",
+                prompt=(
+                    "¿Cuál es la desviación estándar poblacional σ de x = [0.80, 0.95, "
+                    "0.93, 1.33], la que usa LayerNorm?"
+                ),
+                answer=sigma,
+                tol=5e-4,
+                mistakes=(
+                    Mistake(_f(std(X, correction=1)), "dividiste entre n − 1",
+                            "Esa es la desviación muestral (la de torch.std por "
+                            "defecto). LayerNorm usa la poblacional: divide entre n."),
+                    Mistake(_f(variance(X)), "te quedaste en la varianza σ²",
+                            "Falta la raíz cuadrada: σ = √σ²."),
+                    Mistake(_f(np.mean(np.abs(np.subtract(X, mu)))),
+                            "promediaste los desvíos absolutos",
+                            "σ promedia los cuadrados de los desvíos y luego saca la "
+                            "raíz; no es la media de |xᵢ − μ|."),
+                ),
+                hints=(
+                    "Calcula los cuatro desvíos al cuadrado y promédialos: eso es σ².",
+                    "σ es la raíz cuadrada de σ².",
+                ),
+                solution=(
+                    f"σ² = Σ(xᵢ − μ)² / 4 = {_f(variance(X)):.6f}; "
+                    f"σ = √σ² = {sigma:.4f}."
+                ),
+            ),
+        ],
+    }
+
+
+# --- Capítulo 4 -------------------------------------------------------------------
+
+
+def _ch04():
+    mu = _f(mean(X))
+    sigma = _f(std(X))
+    x_hat = (X[3] - mu) / sigma
+    keras = _f(layer_norm(X, eps=1e-3)[3])
+    keras_outside = (X[3] - mu) / (sigma + 1e-3)
+    return {
+        "normalizar": [
+            Numeric(
+                id="ch04-componente",
+                prompt=(
+                    f"Con μ = {mu:.4f} y σ = {sigma:.4f} (ε = 0, como a mano), "
+                    "¿cuánto vale la cuarta componente normalizada x̂₄ de x₄ = 1.33?"
+                ),
+                answer=x_hat,
+                tol=2e-3,
+                mistakes=(
+                    Mistake((X[3] - mu) / _f(std(X, correction=1)),
+                            "usaste la σ muestral (n − 1)",
+                            "LayerNorm divide entre la σ poblacional; con n − 1 sale "
+                            "un x̂ más pequeño."),
+                    Mistake((X[3] - mu) / _f(variance(X)), "dividiste entre σ²",
+                            "Se divide entre σ, la raíz de la varianza."),
+                    Mistake(X[3] / sigma, "no restaste la media",
+                            "Primero se centra (x − μ) y después se divide entre σ."),
+                    Mistake((X[3] - mu) / round(sigma, 1), "redondeaste σ a 0.2 antes de dividir",
+                            "Redondear σ antes de dividir arrastra el error a todas "
+                            "las componentes."),
+                ),
+                hints=("Centra: x₄ − μ.", "Divide el resultado entre σ."),
+                solution=f"x̂₄ = (1.33 − {mu:.4f}) / {sigma:.4f} = {x_hat:.3f}.",
+            ),
+            Numeric(
+                id="ch04-epsilon",
+                prompt=(
+                    "Ahora con el ε de Keras, ε = 0.001: ¿cuánto vale x̂₄ = (x₄ − μ) / "
+                    "√(σ² + ε)? Usa los mismos μ y σ."
+                ),
+                answer=keras,
+                tol=2e-3,
+                mistakes=(
+                    Mistake(keras_outside, "pusiste ε fuera de la raíz",
+                            "La fórmula suma ε a la varianza, dentro de la raíz: "
+                            "√(σ² + ε), no σ + ε."),
+                    Mistake(x_hat, "no usaste ε",
+                            "Con ε = 0.001 el denominador crece algo y x̂₄ baja."),
+                ),
+                hints=(
+                    "Calcula σ² + ε primero: σ² es σ al cuadrado.",
+                    "Saca la raíz de esa suma y divide x₄ − μ entre ella.",
+                ),
+                solution=(
+                    f"√(σ² + ε) = √({sigma ** 2:.6f} + 0.001) = "
+                    f"{math.sqrt(sigma ** 2 + 1e-3):.5f}; x̂₄ = {keras:.3f}."
+                ),
+            ),
+        ],
+        "eje": [
+            Choice(
+                id="ch04-eje",
+                prompt=(
+                    "Un tensor de activaciones tiene forma (B, T, C): lote, posiciones "
+                    "y componentes. ¿Sobre qué eje calcula LayerNorm μ y σ?"
+                ),
+                options=(
+                    Option("Sobre C: las componentes de cada token", True,
+                           "Cada token se normaliza con sus propias estadísticas; no "
+                           "depende de los demás tokens ni del lote."),
+                    Option("Sobre B: el lote", False,
+                           "Eso hace BatchNorm (por componente, a lo largo del lote): "
+                           "la salida de un ejemplo dependería de los demás."),
+                    Option("Sobre T: las posiciones de la frase", False,
+                           "Mezclaría posiciones: un token dependería de los que "
+                           "vienen después, algo prohibido en un modelo causal."),
+                ),
+            ),
+            Choice(
+                id="ch04-prediccion-escala",
+                prompt="Predice: ¿qué da LayerNorm (sin γ ni β) con [20, 40] si con [2, 4] da [−1, 1]?",
+                options=(
+                    Option("Casi [−1, 1] otra vez", True,
+                           "Multiplicar el vector por 10 multiplica por 10 su desvío "
+                           "y su σ: se cancelan (salvo el pequeño ε)."),
+                    Option("[−10, 10]", False,
+                           "Eso es solo centrar; al dividir entre σ = 10 vuelve a "
+                           "[−1, 1]."),
+                    Option("[2, 4]", False, "LayerNorm cambia la escala: la media pasa a 0."),
+                ),
+                kind="prediccion",
+            ),
+        ],
+    }
+
+
+# --- Capítulo 5 -------------------------------------------------------------------
+
+
+def _ch05():
+    x_hat = _f(layer_norm(X)[0])
+    y = GAMMA[0] * x_hat + BETA[0]
+    blocks = 12
+    return {
+        "afin": [
+            Numeric(
+                id="ch05-gamma-beta",
+                prompt=(
+                    f"La primera componente normalizada es x̂₁ = {x_hat:.4f}, con "
+                    "γ₁ = 1.2 y β₁ = 0.1. ¿Cuánto vale y₁ = γ₁·x̂₁ + β₁?"
+                ),
+                answer=y,
+                tol=2e-3,
+                mistakes=(
+                    Mistake(GAMMA[0] * x_hat, "olvidaste β",
+                            "Después de escalar con γ hay que sumar β."),
+                    Mistake(GAMMA[0] * (x_hat + BETA[0]), "sumaste β antes de multiplicar",
+                            "El orden es γ ⊙ x̂ + β: primero se escala y después se "
+                            "desplaza."),
+                    Mistake(x_hat + BETA[0], "olvidaste γ", "Falta multiplicar por γ₁ = 1.2."),
+                ),
+                hints=("Multiplica x̂₁ por γ₁.", "Suma β₁ al resultado."),
+                solution=f"y₁ = 1.2 × ({x_hat:.4f}) + 0.1 = {y:.3f}.",
+            ),
+        ],
+        "cuantos": [
+            Numeric(
+                id="ch05-cuantos-gamma",
+                prompt=(
+                    f"Un GPT Pre-LN de {blocks} bloques tiene dos LayerNorm por bloque "
+                    "y una final, ln_f. ¿Cuántos vectores γ distintos aprende?"
+                ),
+                answer=2 * blocks + 1,
+                tol=0.25,
+                mistakes=(
+                    Mistake(1, "pensaste que hay un único γ para todo el modelo",
+                            "Dentro de una LayerNorm, el mismo γ sirve a todos los "
+                            "tokens; pero cada LayerNorm del modelo tiene el suyo."),
+                    Mistake(2 * blocks, "olvidaste ln_f",
+                            "La LayerNorm final también aprende su γ."),
+                    Mistake(blocks, "contaste una LayerNorm por bloque",
+                            "Hay una antes de la atención y otra antes de la FFN."),
+                ),
+                hints=("Cuenta las LayerNorm de un bloque.", "No olvides la de después del último bloque."),
+                solution=f"2 × {blocks} + 1 = {2 * blocks + 1}.",
+            ),
+            Choice(
+                id="ch05-para-que",
+                prompt="¿Para qué sirven γ y β si LayerNorm ya dejó media 0 y desviación 1?",
+                options=(
+                    Option("Para que el modelo aprenda la escala y el desplazamiento que le convienen", True,
+                           "Con γ = σ y β = μ podría incluso deshacer la normalización: "
+                           "normalizar no le quita libertad."),
+                    Option("Para volver a la media 0 y desviación 1", False,
+                           "Eso ya lo hizo la normalización; γ y β la cambian."),
+                    Option("Para evitar dividir entre 0", False, "Eso lo hace ε, dentro de la raíz."),
+                ),
+            ),
+        ],
+    }
+
+
+# --- Capítulo 6 -------------------------------------------------------------------
+
+
+def _ch06():
+    rms = math.sqrt(_f(np.mean(np.square(X))))
+    y = _f(rms_norm(X)[0])
+    return {
+        "rmsnorm": [
+            Numeric(
+                id="ch06-rms",
+                prompt=(
+                    "RMSNorm divide cada componente entre √(media de los cuadrados + ε). "
+                    "Con x = [0.80, 0.95, 0.93, 1.33], ¿cuánto vale la primera "
+                    "componente de la salida (γ = 1)?"
+                ),
+                answer=y,
+                tol=2e-3,
+                mistakes=(
+                    Mistake(_f(layer_norm(X)[0]), "restaste la media",
+                            "Eso es LayerNorm. RMSNorm no centra: solo divide entre la "
+                            "raíz de la media de los cuadrados."),
+                    Mistake(X[0] / _f(np.mean(np.square(X))), "no sacaste la raíz",
+                            "Se divide entre la raíz de la media de los cuadrados "
+                            "(el RMS), no entre la media de los cuadrados."),
+                    Mistake(X[0] / _f(mean(X)), "dividiste entre la media",
+                            "El RMS promedia los cuadrados y luego saca la raíz."),
+                ),
+                hints=(
+                    "Eleva al cuadrado las cuatro componentes y promédialas.",
+                    "Saca la raíz (el RMS) y divide 0.80 entre ella.",
+                ),
+                solution=f"RMS = √(Σxᵢ² / 4) = {rms:.4f}; 0.80 / {rms:.4f} = {y:.3f}.",
+            ),
+        ],
+        "invariancia": [
+            Choice(
+                id="ch06-signo",
+                prompt="Predice: ¿qué da LayerNorm(−2x), comparado con LayerNorm(x)? (γ = 1, β = 0)",
+                options=(
+                    Option("−LayerNorm(x)", True,
+                           "El factor 2 se cancela con σ, pero el signo no: centrar y "
+                           "dividir entre σ > 0 conserva el signo de −x."),
+                    Option("LayerNorm(x)", False,
+                           "La invariancia a la escala vale solo para factores "
+                           "positivos; con −2 la salida cambia de signo."),
+                    Option("2·LayerNorm(x)", False, "σ también se multiplica por 2 y lo cancela."),
+                ),
+                kind="prediccion",
+            ),
+            Choice(
+                id="ch06-que-quita",
+                prompt="¿Qué le quita RMSNorm a LayerNorm?",
+                options=(
+                    Option("Restar la media (y β)", True,
+                           "RMSNorm solo reescala: no centra, y por eso tampoco suele "
+                           "llevar β."),
+                    Option("Dividir entre una escala", False, "Eso lo conserva: divide entre el RMS."),
+                    Option("El parámetro γ", False, "RMSNorm mantiene γ."),
+                ),
+            ),
+        ],
+    }
+
+
+# --- Capítulos 7 y 8 --------------------------------------------------------------
+
+
+def _ch07():
+    blocks = 6
+    return {
+        "orden": [
+            Choice(
+                id="ch07-cual-es-pre",
+                prompt="¿Cuál de estas líneas es un bloque Pre-LN (la subcapa de atención)?",
+                options=(
+                    Option("x = x + attn(ln_1(x))", True,
+                           "Se normaliza la entrada de la subcapa y el atajo lleva x "
+                           "sin normalizar."),
+                    Option("x = ln_1(x + attn(x))", False,
+                           "Eso es Post-LN: la normalización va después de la suma."),
+                    Option("x = attn(ln_1(x))", False,
+                           "Falta el atajo: sin «x +» no hay conexión residual."),
+                ),
+            ),
+            Numeric(
+                id="ch07-cuantas-post",
+                prompt=(
+                    f"Un Transformer Post-LN como el original, con {blocks} bloques, "
+                    "¿cuántas LayerNorm tiene en total?"
+                ),
+                answer=2 * blocks,
+                tol=0.25,
+                mistakes=(
+                    Mistake(2 * blocks + 1, "añadiste una ln_f",
+                            "La LayerNorm final la necesita Pre-LN, cuyo flujo "
+                            "residual no se normaliza; en Post-LN la salida del último "
+                            "bloque ya sale normalizada."),
+                    Mistake(blocks, "contaste una por bloque",
+                            "Post-LN normaliza después de cada suma: dos por bloque."),
+                ),
+                hints=("¿Cuántas sumas residuales tiene un bloque?", "Post-LN pone una LayerNorm tras cada suma."),
+                solution=f"2 por bloque × {blocks} = {2 * blocks}.",
+            ),
+            Choice(
+                id="ch07-calentamiento",
+                prompt="¿Qué orden suele necesitar calentamiento (warm-up) de la tasa de aprendizaje para entrenar bien?",
+                options=(
+                    Option("Post-LN", True,
+                           "En Post-LN, al inicio, los gradientes de las últimas capas "
+                           "son grandes; empezar con una tasa pequeña lo compensa."),
+                    Option("Pre-LN", False,
+                           "Pre-LN tolera tasas más altas sin calentamiento, aunque en "
+                           "la práctica (GPT-3) también se usa."),
+                    Option("Ninguno de los dos", False, "El calentamiento se introdujo justo por Post-LN."),
+                ),
+            ),
+        ],
+    }
+
+
+def _ch08():
+    d = 4
+    return {
+        "traza": [
+            Choice(
+                id="ch08-que-recibe",
+                prompt="En un bloque Pre-LN, ¿qué vector recibe la atención?",
+                options=(
+                    Option("LN₁(x): la entrada normalizada", True,
+                           "La atención trabaja con la versión normalizada; el atajo "
+                           "suma su salida a x sin normalizar."),
+                    Option("x, sin normalizar", False, "Eso pasa en Post-LN."),
+                    Option("x + LN₁(x)", False, "La suma residual es x + attn(LN₁(x))."),
+                ),
+            ),
+            Numeric(
+                id="ch08-parametros-ln",
+                prompt=(
+                    f"El vector «perro» tiene d = {d} componentes. ¿Cuántos números "
+                    "aprende una LayerNorm de ese tamaño (γ y β juntos)?"
+                ),
+                answer=2 * d,
+                tol=0.25,
+                mistakes=(
+                    Mistake(d, "contaste solo γ", "β también tiene una componente por dimensión."),
+                    Mistake(2, "contaste un número para γ y otro para β",
+                            "γ y β son vectores de d componentes."),
+                ),
+                hints=("γ tiene una componente por dimensión.", "β también."),
+                solution=f"γ ({d}) + β ({d}) = {2 * d}.",
+            ),
+            Choice(
+                id="ch08-post-salida",
+                prompt="Predice: tras un bloque Post-LN con γ = 1 y β = 0, ¿qué media tiene el vector de salida?",
+                options=(
+                    Option("0 (salvo redondeo)", True, "La última operación de Post-LN es una LayerNorm."),
+                    Option("La misma que la entrada", False,
+                           "Eso valdría en Pre-LN, donde la salida es x + …, sin normalizar."),
+                    Option("1", False, "Sale desviación 1 (casi), no media 1."),
+                ),
+                kind="prediccion",
+            ),
+        ],
+    }
+
+
+# --- Capítulos 9 a 12 ---------------------------------------------------------------
+
+
+def _ch09():
+    blocks = 16
+    grown = math.sqrt(1 + blocks)
+    return {
+        "profundidad": [
+            Numeric(
+                id="ch09-raiz-L",
+                prompt=(
+                    "En una pila residual sin LayerNorm, cada rama suma una señal "
+                    "independiente de varianza 1 a una entrada de varianza 1. ¿Qué "
+                    f"desviación estándar tiene el flujo residual tras {blocks} bloques?"
+                ),
+                answer=grown,
+                tol=0.01,
+                mistakes=(
+                    Mistake(1 + blocks, "sumaste desviaciones en vez de varianzas",
+                            "Las varianzas de señales independientes se suman; la "
+                            "desviación es la raíz de esa suma."),
+                    Mistake(math.sqrt(blocks), "olvidaste la entrada",
+                            "La entrada también aporta su varianza 1: son 1 + 16."),
+                ),
+                hints=("Suma las varianzas: la de la entrada y la de cada rama.", "La desviación es la raíz de la varianza total."),
+                solution=f"Var = 1 + {blocks} = {1 + blocks}; σ = √{1 + blocks} = {grown:.3f}.",
+            ),
+            Choice(
+                id="ch09-plana-ganancia",
+                prompt="Predice: ¿qué necesita una pila plana de 50 capas tanh para no apagar ni disparar su señal?",
+                options=(
+                    Option("Una ganancia de inicialización justa", True,
+                           "Sin atajo, cualquier factor por capa distinto de 1 se "
+                           "eleva a 50; la residual no depende tanto de ese ajuste."),
+                    Option("Nada: 50 capas son pocas", False, "0.9⁵⁰ ya es menos de 0.01."),
+                    Option("Más datos de entrenamiento", False,
+                           "El problema aparece antes de entrenar: en la inicialización."),
+                ),
+                kind="prediccion",
+            ),
+            Choice(
+                id="ch09-sin-ln",
+                prompt="¿Puede entrenarse una red residual profunda sin normalización?",
+                options=(
+                    Option("Sí, si cada rama empieza pequeña", True,
+                           "Inicializaciones como la 1/√N de GPT-2, Fixup, SkipInit o "
+                           "ReZero escalan las ramas y lo consiguen."),
+                    Option("No, nunca", False, "Hay métodos publicados que lo consiguen escalando las ramas."),
+                    Option("Sí, siempre, con cualquier inicialización", False,
+                           "Si cada rama es tan grande como h, la escala crece capa a capa."),
+                ),
+            ),
+        ],
+    }
+
+
+def _ch10_resumen():
+    return {
+        "repaso": [
+            Choice(
+                id="resumen-residual",
+                prompt="¿Qué problema resuelve sobre todo la conexión residual?",
+                options=(
+                    Option("Da al gradiente y a la señal un camino directo entre capas", True,
+                           "La derivada de x + F(x) es 1 + F′(x): el 1 pasa entero."),
+                    Option("Mantiene la escala de cada vector", False, "Eso lo hace LayerNorm."),
+                    Option("Reduce el número de parámetros", False, "El atajo no tiene parámetros, pero no quita ninguno."),
+                ),
+            ),
+            Choice(
+                id="resumen-layernorm",
+                prompt="¿Y LayerNorm?",
+                options=(
+                    Option("Da a cada vector una escala estable y predecible", True,
+                           "Cada token sale con media 0 y desviación 1 antes de γ y β."),
+                    Option("Hace que los tokens no se mezclen", False,
+                           "LayerNorm trabaja token a token, pero no impide la mezcla de la atención."),
+                    Option("Garantiza que toda la red sea estable", False,
+                           "Ayuda mucho, pero no garantiza la estabilidad de la red entera."),
+                ),
+            ),
+            Choice(
+                id="resumen-orden",
+                prompt="¿Qué orden usan GPT-2, GPT-3 y la mayoría de modelos grandes actuales?",
+                options=(
+                    Option("Pre-LN, con una LayerNorm final", True,
+                           "Normalizan la entrada de cada subcapa y dejan el flujo "
+                           "residual sin normalizar hasta ln_f."),
+                    Option("Post-LN, como el Transformer original", False,
+                           "Ese es el orden de 2017; los modelos grandes pasaron a Pre-LN."),
+                    Option("Ninguna normalización", False, "Todos los citados en el curso normalizan."),
+                ),
+            ),
+        ],
+    }
+
+
+def _ch11_coste():
+    rows, cols = 4096, 1024
+    mib = rows * cols * 4 / 2 ** 20
+    return {
+        "coste": [
+            Numeric(
+                id="coste-mib",
+                prompt=f"¿Cuántos MiB ocupa un tensor float32 de {rows} × {cols}?",
+                answer=mib,
+                tol=0.05,
+                mistakes=(
+                    Mistake(rows * cols / 2 ** 20, "olvidaste los 4 bytes de cada float32",
+                            "Cada número float32 ocupa 4 bytes."),
+                    Mistake(rows * cols * 32 / 2 ** 20, "contaste bits, no bytes",
+                            "float32 son 32 bits, que son 4 bytes."),
+                ),
+                hints=("Cuenta los elementos: filas × columnas.", "Multiplica por 4 bytes y divide entre 2²⁰."),
+                solution=f"{rows} × {cols} × 4 B = {rows * cols * 4} B = {mib:.0f} MiB.",
+            ),
+            Numeric(
+                id="coste-pasadas",
+                prompt=(
+                    "Una LayerNorm fusionada ideal lee la entrada una vez y escribe la "
+                    "salida una vez. ¿Cuántas pasadas completas por memoria son?"
+                ),
+                answer=2,
+                tol=0.25,
+                mistakes=(
+                    Mistake(1, "contaste solo la lectura", "La salida también hay que escribirla."),
+                ),
+                hints=("Cuenta lecturas y escrituras.", "Una lectura más una escritura."),
+                solution="1 lectura + 1 escritura = 2 pasadas.",
+            ),
+            Choice(
+                id="coste-rms",
+                prompt="¿Por qué RMSNorm puede ser algo más barata que LayerNorm?",
+                options=(
+                    Option("Porque no calcula ni resta la media", True,
+                           "Se ahorra una reducción y una resta por componente."),
+                    Option("Porque no necesita raíz cuadrada", False, "También divide entre una raíz: el RMS."),
+                    Option("Porque no tiene parámetros", False, "Tiene γ."),
+                ),
+            ),
+        ],
+    }
+
+
+def _gpt():
+    vocab = 80
+    return {
+        "perdida": [
+            Numeric(
+                id="gpt-uniforme",
+                prompt=(
+                    f"Un modelo que reparte la probabilidad por igual entre {vocab} "
+                    "caracteres, ¿qué pérdida de entropía cruzada (logaritmo natural) tiene?"
+                ),
+                answer=math.log(vocab),
+                tol=0.01,
+                mistakes=(
+                    Mistake(math.log2(vocab), "usaste logaritmo en base 2",
+                            "La pérdida de PyTorch usa el logaritmo natural."),
+                    Mistake(1 / vocab, "diste la probabilidad, no la pérdida",
+                            "La pérdida es −ln p, con p = 1/80."),
+                ),
+                hints=("Cada carácter tiene probabilidad 1/80.", "La pérdida es −ln(1/80) = ln 80."),
+                solution=f"−ln(1/{vocab}) = ln {vocab} = {math.log(vocab):.3f}.",
+            ),
+            Choice(
+                id="gpt-unigrama",
+                prompt="Predice: si un modelo profundo sin atajos no consigue entrenar, ¿hasta dónde baja su pérdida?",
+                options=(
+                    Option("Hasta cerca de la del unigrama", True,
+                           "Lo más fácil de aprender es la frecuencia de cada carácter; "
+                           "usar el contexto exige que la señal cruce todas las capas."),
+                    Option("Hasta 0", False, "Ni siquiera un buen modelo llega a 0 en texto real."),
+                    Option("No baja nada", False, "Aprender las frecuencias ya baja la pérdida desde ln V."),
+                ),
+                kind="prediccion",
+            ),
+            Choice(
+                id="gpt-que-prueba",
+                prompt="¿Qué NO puede probar un entrenamiento pequeño en CPU?",
+                options=(
+                    Option("Cómo se comportan los modelos a la escala de GPT-3", True,
+                           "Un modelo de pocas capas y pocos pasos muestra la tendencia, "
+                           "no el comportamiento a gran escala."),
+                    Option("Que sin atajos la pérdida se queda arriba", False,
+                           "Eso sí se ve en el experimento del capítulo."),
+                    Option("Que con ambas piezas el modelo aprende", False, "También se ve."),
+                ),
+            ),
+        ],
+    }
+
+
+# Clave estable (no cambia si se renumeran los capítulos) → (sufijo del notebook,
+# título corto para la portada, función que crea las preguntas).
+_CHAPTERS = {
+    "problema": ("problema_apilar", "El problema de apilar", _ch01),
+    "residual": ("conexion_residual", "La conexión residual", _ch02),
+    "media": ("media_desviacion", "Media y desviación", _ch03),
+    "layernorm": ("layernorm", "LayerNorm", _ch04),
+    "gamma_beta": ("gamma_beta", "γ y β", _ch05),
+    "variantes": ("variantes", "Variantes", _ch06),
+    "bloque": ("bloque_completo", "El bloque completo", _ch07),
+    "perro": ("perro_paso_a_paso", "«perro» paso a paso", _ch08),
+    "profundidad": ("profundidad", "Profundidad", _ch09),
+    "gpt": ("gpt_diminuto", "Un GPT diminuto", _gpt),
+    "resumen": ("resumen", "Resumen", _ch10_resumen),
+    "coste": ("cuanto_cuesta_normalizar", "El coste de normalizar", _ch11_coste),
+}
+
+
+def chapters() -> list[str]:
+    """Las claves de los capítulos que tienen preguntas, en el orden del curso."""
+    return list(_CHAPTERS)
+
+
+def chapter(key: str) -> dict:
+    """Los bloques de preguntas de un capítulo: nombre del bloque → preguntas."""
+    if key not in _CHAPTERS:
+        raise KeyError(f"No hay preguntas para el capítulo «{key}»; hay {chapters()}")
+    return _CHAPTERS[key][2]()
+
+
+def doc_suffix(key: str) -> str:
+    """El final del nombre del notebook del capítulo (sin número: puede cambiar)."""
+    return _CHAPTERS[key][0]
+
+
+def title(key: str) -> str:
+    """El título corto del capítulo, para la portada."""
+    return _CHAPTERS[key][1]
+
+
+def manifest() -> dict:
+    """Todas las preguntas del curso: clave del capítulo → {id: versión}."""
+    from resnorm.quiz import question_state
+
+    return {
+        key: {
+            s["id"]: s["version"]
+            for qs in chapter(key).values() for s in map(question_state, qs)
+        }
+        for key in _CHAPTERS
+    }

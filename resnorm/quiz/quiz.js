@@ -1,0 +1,298 @@
+// Preguntas del curso en la página: se contestan, se diagnostican y el progreso se
+// guarda en este navegador (localStorage). Sin núcleo y sin red.
+import { chapterProgress, checkNumeric, parseAnswer, progressText } from "./quiz_core.js";
+
+const KINDS = {
+  calculo: "Cálculo a mano",
+  prediccion: "Predice antes de mirar",
+  concepto: "Concepto",
+};
+const CHANGE_EVENT = "rn-quiz-change";
+let counter = 0;
+const memoryStore = {};
+
+function uid(prefix) {
+  counter += 1;
+  return `rn-quiz-${prefix}-${counter}-${Math.floor(Math.random() * 1e6)}`;
+}
+
+function h(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      node.addEventListener(key.slice(2), value);
+    } else if (key === "text") {
+      node.textContent = value;
+    } else {
+      node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of [].concat(children)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// localStorage puede no existir (navegación privada, archivo local): entonces el
+// progreso vive solo mientras la página está abierta, y se dice.
+function readStore(key) {
+  try {
+    const text = window.localStorage.getItem(key);
+    const data = text ? JSON.parse(text) : {};
+    return data && typeof data === "object" ? data : {};
+  } catch (error) {
+    return memoryStore[key] || {};
+  }
+}
+
+function writeStore(key, data) {
+  memoryStore[key] = data;
+  try {
+    window.localStorage.setItem(key, JSON.stringify(data));
+    return true;
+  } catch (error) {
+    return false;
+  }
+}
+
+function savedChapter(key, chapter) {
+  const data = readStore(key);
+  return (data.chapters || {})[chapter] || {};
+}
+
+function saveAnswer(key, chapter, question, entry) {
+  const data = readStore(key);
+  data.chapters = data.chapters || {};
+  const saved = data.chapters[chapter] || {};
+  saved[question.id] = Object.assign({ v: question.version }, entry);
+  data.chapters[chapter] = saved;
+  const stored = writeStore(key, data);
+  window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter } }));
+  return stored;
+}
+
+function resetChapter(key, chapter) {
+  const data = readStore(key);
+  if (data.chapters) delete data.chapters[chapter];
+  writeStore(key, data);
+  window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter, reset: true } }));
+}
+
+function say(region, text, tone) {
+  region.textContent = "";
+  region.className = "rn-quiz-feedback" + (tone ? ` rn-quiz-${tone}` : "");
+  region.append(text);
+}
+
+function numericQuestion(question, ctx) {
+  const inputId = uid("respuesta");
+  const tolId = uid("tol");
+  const input = h("input", {
+    id: inputId, type: "text", inputmode: "decimal", autocomplete: "off",
+    spellcheck: "false", class: "rn-quiz-input", "aria-describedby": tolId,
+  });
+  const feedback = h("div", { class: "rn-quiz-feedback", role: "status", "aria-live": "polite" });
+  const hintBox = h("div", { class: "rn-quiz-hints" });
+  const solution = h("div", { class: "rn-quiz-solution", hidden: true }, [
+    h("p", { class: "rn-quiz-solution-title", text: "Solución" }),
+    h("p", { text: question.solution }),
+  ]);
+  let hintsShown = 0;
+  const hintButton = h("button", { type: "button", class: "rn-quiz-secondary" }, "Dame una pista");
+  const solutionButton = h("button", { type: "button", class: "rn-quiz-secondary", hidden: true },
+    "Ver la solución");
+
+  function showHint() {
+    if (hintsShown >= question.hints.length) return;
+    hintsShown += 1;
+    const label = `Pista ${hintsShown} de ${question.hints.length}: `;
+    hintBox.append(h("p", {}, [h("strong", { text: label }), question.hints[hintsShown - 1]]));
+    if (hintsShown >= question.hints.length) {
+      hintButton.hidden = true;
+      solutionButton.hidden = false;
+    }
+  }
+  hintButton.addEventListener("click", showHint);
+  solutionButton.addEventListener("click", () => {
+    solution.hidden = false;
+    solutionButton.hidden = true;
+  });
+
+  function check(event) {
+    if (event) event.preventDefault();
+    const parsed = parseAnswer(input.value);
+    if (!parsed.ok) {
+      say(feedback, parsed.message, "info");
+      return;
+    }
+    const result = checkNumeric(question, parsed.value);
+    if (result.status === "correct") {
+      say(feedback, "¡Bien! Es correcto.", "ok");
+      ctx.save(question, { ok: true, a: input.value.trim() });
+      hintButton.hidden = true;
+      solutionButton.hidden = false;
+      return;
+    }
+    ctx.save(question, { ok: false, a: input.value.trim() });
+    if (result.status === "mistake") {
+      say(feedback, `Casi: ${result.mistake.name}. ${result.mistake.explanation}`, "mistake");
+    } else if (result.status === "sign") {
+      say(feedback, "El valor absoluto es correcto, pero el signo no: revisa quién resta a quién.",
+        "mistake");
+    } else {
+      say(feedback, "Todavía no. Pide una pista y vuelve a intentarlo.", "wrong");
+    }
+    hintButton.hidden = hintsShown >= question.hints.length;
+    solutionButton.hidden = hintsShown < question.hints.length;
+  }
+
+  const form = h("form", { class: "rn-quiz-form", onsubmit: check }, [
+    h("label", { for: inputId, text: "Tu respuesta" }),
+    input,
+    h("button", { type: "submit", class: "rn-quiz-primary" }, "Comprobar"),
+  ]);
+  const body = [
+    form,
+    h("p", { id: tolId, class: "rn-quiz-tol",
+      text: `Se acepta un error de ±${question.tol_text}. Puedes usar coma o punto.` }),
+    feedback,
+    h("div", { class: "rn-quiz-actions" }, [hintButton, solutionButton]),
+    hintBox,
+    solution,
+  ];
+  function restore(entry) {
+    if (entry && entry.a !== undefined) input.value = entry.a;
+    if (entry && entry.ok) {
+      say(feedback, "Ya la contestaste bien.", "ok");
+      hintButton.hidden = true;
+      solutionButton.hidden = false;
+    }
+  }
+  function clear() {
+    input.value = "";
+    say(feedback, "", "");
+    hintBox.textContent = "";
+    hintsShown = 0;
+    hintButton.hidden = false;
+    solutionButton.hidden = true;
+    solution.hidden = true;
+  }
+  return { body, restore, clear };
+}
+
+function choiceQuestion(question, ctx) {
+  const name = uid("opcion");
+  const feedback = h("div", { class: "rn-quiz-feedback", role: "status", "aria-live": "polite" });
+  const radios = question.options.map((option, i) => {
+    const id = `${name}-${i}`;
+    const radio = h("input", { type: "radio", name, id, value: String(i) });
+    return { radio, row: h("div", { class: "rn-quiz-option" }, [radio, h("label", { for: id, text: option.text })]) };
+  });
+  const others = h("details", { class: "rn-quiz-others", hidden: true }, [
+    h("summary", { text: "Por qué las demás opciones no" }),
+    h("ul", {}, question.options.filter((o) => !o.correct).map(
+      (o) => h("li", {}, [h("strong", { text: `${o.text}: ` }), o.explanation]))),
+  ]);
+  function check(event) {
+    if (event) event.preventDefault();
+    const chosen = radios.findIndex((r) => r.radio.checked);
+    if (chosen < 0) {
+      say(feedback, "Elige una opción antes de comprobar.", "info");
+      return;
+    }
+    const option = question.options[chosen];
+    ctx.save(question, { ok: option.correct, a: chosen });
+    if (option.correct) {
+      say(feedback, `¡Bien! ${option.explanation}`, "ok");
+      others.hidden = false;
+    } else {
+      say(feedback, `No. ${option.explanation}`, "wrong");
+    }
+  }
+  const fieldset = h("fieldset", { class: "rn-quiz-choices" }, [
+    h("legend", { class: "rn-visually-hidden", text: "Opciones" }),
+    ...radios.map((r) => r.row),
+  ]);
+  const body = [
+    h("form", { class: "rn-quiz-form rn-quiz-choice", onsubmit: check }, [
+      fieldset,
+      h("button", { type: "submit", class: "rn-quiz-primary" }, "Comprobar"),
+    ]),
+    feedback,
+    others,
+  ];
+  function restore(entry) {
+    if (!entry || typeof entry.a !== "number" || !radios[entry.a]) return;
+    radios[entry.a].radio.checked = true;
+    if (entry.ok) {
+      say(feedback, "Ya la contestaste bien.", "ok");
+      others.hidden = false;
+    }
+  }
+  function clear() {
+    radios.forEach((r) => { r.radio.checked = false; });
+    say(feedback, "", "");
+    others.hidden = true;
+  }
+  return { body, restore, clear };
+}
+
+function render({ model, el }) {
+  const key = model.get("storage_key");
+  const chapter = model.get("chapter");
+  const every = model.get("chapter_questions");
+  const questions = model.get("questions");
+  const progress = h("p", { class: "rn-quiz-progress", "aria-live": "polite" });
+  const storageNote = h("p", { class: "rn-quiz-note", hidden: true,
+    text: "Este navegador no deja guardar el progreso: se perderá al cerrar la página." });
+  const ctx = {
+    save(question, entry) {
+      if (!saveAnswer(key, chapter, question, entry)) storageNote.hidden = false;
+    },
+  };
+  const views = [];
+  const list = questions.map((question, i) => {
+    const view = question.type === "numeric" ? numericQuestion(question, ctx) : choiceQuestion(question, ctx);
+    views.push({ question, view });
+    const promptId = uid("enunciado");
+    return h("section", { class: "rn-quiz-question", "aria-labelledby": promptId }, [
+      h("p", { class: "rn-quiz-kind", text: `${KINDS[question.kind] || "Pregunta"} · ${i + 1}/${questions.length}` }),
+      h("p", { id: promptId, class: "rn-quiz-prompt", text: question.prompt }),
+      ...view.body,
+    ]);
+  });
+  function refresh() {
+    const saved = savedChapter(key, chapter);
+    const { done, total } = chapterProgress(every, saved);
+    progress.textContent = `Progreso del capítulo: ${progressText(done, total)} bien contestadas.`;
+  }
+  function restoreAll() {
+    const saved = savedChapter(key, chapter);
+    for (const { question, view } of views) {
+      const entry = saved[question.id];
+      view.clear();
+      if (entry && entry.v === question.version) view.restore(entry);
+    }
+  }
+  const reset = h("button", { type: "button", class: "rn-quiz-secondary",
+    onclick: () => { resetChapter(key, chapter); } }, "Empezar de nuevo este capítulo");
+  const onChange = (event) => {
+    if (!event.detail || event.detail.chapter !== chapter) return;
+    if (event.detail.reset) restoreAll();
+    refresh();
+  };
+  window.addEventListener(CHANGE_EVENT, onChange);
+  el.append(h("div", { class: "rn-widget rn-quiz", role: "group", "aria-label": "Practica" }, [
+    h("p", { class: "rn-title", text: "Practica" }),
+    ...list,
+    h("div", { class: "rn-quiz-footer" }, [progress, reset]),
+    storageNote,
+  ]));
+  restoreAll();
+  refresh();
+  return () => window.removeEventListener(CHANGE_EVENT, onChange);
+}
+
+export default { render };
