@@ -431,7 +431,7 @@ def test_steps_of_1e200_give_a_finite_output_and_an_inf_variance_with_warning():
     np.testing.assert_allclose(s.output, layer_norm(X, eps=0), rtol=1e-13)
 
 
-def test_power_of_two_scaling_is_bitwise_exact_in_normal_ranges():
+def test_layer_norm_equals_the_three_textbook_lines_bit_for_bit():
     rng = np.random.default_rng(10)
     for dtype in (np.float64, np.float32):
         for scale in (1e-3, 1.0, 37.0, 1e4, 1e6):
@@ -441,6 +441,84 @@ def test_power_of_two_scaling_is_bitwise_exact_in_normal_ranges():
             textbook = (x - mu) / np.sqrt(var + dtype(1e-5))
             np.testing.assert_array_equal(layer_norm(x), textbook)
             np.testing.assert_array_equal(std(x), np.sqrt(var[:, 0]))
+
+
+def _every_result(x):
+    g, b = np.linspace(0.5, 1.5, x.shape[-1]), np.linspace(-0.3, 0.3, x.shape[-1])
+    steps = layer_norm_steps(x, g, b)
+    return [
+        mean(x), mean(x, axis=0, keepdims=True), variance(x), std(x, correction=1),
+        layer_norm(x), layer_norm(x, g, b, eps=1e-3), layer_norm(x, axis=0),
+        rms_norm(x), rms_norm(x, g, eps=1e-6),
+        *layer_norm_backward(x, np.cos(x), g),
+        *(getattr(steps, f) for f in LayerNormSteps.__dataclass_fields__),
+    ]
+
+
+def test_rescaled_path_gives_the_same_bits_as_the_formula_in_normal_ranges(
+    monkeypatch,
+):
+    # El camino para |x| ≳ 1e150 (resnorm/_overflow.py), forzado con números
+    # normales, debe dar exactamente lo mismo que las líneas de la fórmula.
+    from resnorm import _overflow
+
+    rng = np.random.default_rng(11)
+    for dtype in (np.float64, np.float32):
+        for scale in (1e-3, 1.0, 37.0, 1e4, 1e6):
+            x = (scale * rng.normal(1.0, 1.0, size=(6, 8))).astype(dtype)
+            x[2] = x[2, 0]  # una fila constante: σ² = 0
+            direct = _every_result(x)
+            with monkeypatch.context() as m:
+                # como si solo cupieran los |x| < 2**-30: cada fila se divide por 2**e
+                m.setattr(_overflow, "safe_exponent", lambda dtype, n: -30)
+                assert _overflow.squares_could_overflow(x, -1)
+                assert (_overflow.row_exponents(x, -1) >= 10).all()
+                rescaled = _every_result(x)
+            for a, b in zip(direct, rescaled, strict=True):
+                assert np.asarray(a).dtype == np.asarray(b).dtype
+                np.testing.assert_array_equal(a, b)
+
+
+def test_normal_inputs_take_the_formula_and_huge_ones_the_rescaled_path(monkeypatch):
+    from resnorm import _overflow
+
+    calls = []
+    row_exponents = _overflow.row_exponents
+    monkeypatch.setattr(
+        _overflow, "row_exponents", lambda *a: calls.append(1) or row_exponents(*a)
+    )
+    layer_norm(np.array(X) * 1e100)
+    layer_norm(np.array(X, np.float32) * 1e15)
+    assert calls == []  # los cuadrados caben: ni se reescala
+    layer_norm(np.array(X) * 1e160)
+    layer_norm(np.array(X, np.float32) * 1e20)
+    assert len(calls) == 2
+
+
+def test_layer_norm_reads_as_the_formula_of_chapter_4():
+    import ast
+    import inspect
+
+    import resnorm.numerics as numerics
+
+    tree = ast.parse(inspect.getsource(numerics.layer_norm.__wrapped__.__wrapped__))
+    body = [ast.unparse(line) for line in tree.body[0].body[1:]]  # sin el docstring
+    assert body == [
+        "mu = _mean(x, axis)",
+        "var = np.mean((x - mu) ** 2, axis=axis, keepdims=True)",
+        "x_hat = (x - mu) / np.sqrt(var + eps)",
+        "return gamma * x_hat + beta",
+    ]
+
+
+def test_public_functions_keep_their_pytorch_signatures():
+    import inspect
+
+    sig = inspect.signature(layer_norm)
+    assert list(sig.parameters) == ["x", "gamma", "beta", "eps", "axis"]
+    assert sig.parameters["eps"].default == 1e-5
+    assert inspect.signature(rms_norm).parameters["eps"].default is None
+    assert "Capítulo 4" in layer_norm.__doc__
 
 
 # --- Importar resnorm ----------------------------------------------------------------
@@ -604,9 +682,12 @@ def test_grad_out_of_wrong_shape_is_rejected():
 def test_error_messages_use_tu_never_voseo():
     import inspect
 
+    import resnorm._checks as checks
+    import resnorm._overflow as overflow
     import resnorm.numerics as numerics
 
-    source = inspect.getsource(numerics).lower()
+    source = "".join(inspect.getsource(m) for m in (numerics, checks, overflow))
+    source = source.lower()
     voseo = ("tenés", "podés", "mirá", "usá", "pasá", "convertí", "querés", "fijate")
     for word in voseo:
         assert word not in source
