@@ -38,6 +38,9 @@ from resnorm import _checks
 from resnorm._checks import checked
 from resnorm._overflow import rescaled
 
+#: ε por defecto, el de ``torch.nn.LayerNorm`` y ``F.layer_norm``.
+EPS = 1e-5
+
 
 def _mean(x, axis, keepdims=True):
     """μ = (1/n) Σ xᵢ, sin salirse de [min, max].
@@ -111,7 +114,7 @@ def std(x, axis=-1, correction=0, keepdims=False):
 
 @checked
 @rescaled(degree=0)
-def layer_norm(x, gamma=None, beta=None, eps=1e-5, axis=-1):
+def layer_norm(x, gamma=None, beta=None, eps=EPS, axis=-1):
     """LayerNorm: y = γ ⊙ (x − μ) / √(σ² + ε) + β.
 
     Capítulo 4: LayerNorm; γ y β, en el Capítulo 5: γ y β.
@@ -159,7 +162,7 @@ def _as_steps(formula):
     """Guarda los pasos de ``formula`` en un ``LayerNormSteps`` de solo lectura."""
 
     @functools.wraps(formula)
-    def wrapper(x, gamma=None, beta=None, eps=1e-5):
+    def wrapper(x, gamma=None, beta=None, eps=EPS):
         steps = formula(x, gamma, beta, eps)
         values = dict(
             x=x,
@@ -193,7 +196,7 @@ _STEP_DEGREES = {  # cómo escala cada paso con x (ver resnorm/_overflow.py)
 @checked
 @_as_steps
 @rescaled(degree=_STEP_DEGREES)
-def layer_norm_steps(x, gamma=None, beta=None, eps=1e-5):
+def layer_norm_steps(x, gamma=None, beta=None, eps=EPS):
     """LayerNorm paso a paso sobre el último eje: devuelve un ``LayerNormSteps``.
 
     Capítulo 4: LayerNorm, y Capítulo 5: γ y β.
@@ -260,7 +263,7 @@ def residual(x, sublayer):
     return x + _checks.like_x(fx, "F(x) (sublayer)", x)  # y = x + F(x)
 
 
-def post_ln(x, sublayer, gamma=None, beta=None, eps=1e-5):
+def post_ln(x, sublayer, gamma=None, beta=None, eps=EPS):
     """Post-LN (Transformer original, 2017): y = LayerNorm(x + F(x)).
 
     Capítulo 7: El bloque completo: Post-LN y Pre-LN.
@@ -272,7 +275,7 @@ def post_ln(x, sublayer, gamma=None, beta=None, eps=1e-5):
     return layer_norm(residual(x, sublayer), gamma, beta, eps)  # LN(x + F(x))
 
 
-def pre_ln(x, sublayer, gamma=None, beta=None, eps=1e-5):
+def pre_ln(x, sublayer, gamma=None, beta=None, eps=EPS):
     """Pre-LN (GPT-2, GPT-3, LLaMA...): y = x + F(LayerNorm(x)).
 
     Capítulo 7: El bloque completo: Post-LN y Pre-LN.
@@ -289,7 +292,7 @@ def pre_ln(x, sublayer, gamma=None, beta=None, eps=1e-5):
 
 @checked
 @rescaled(degree=(-1, 0, 0))
-def layer_norm_backward(x, grad_out, gamma=None, eps=1e-5):
+def layer_norm_backward(x, grad_out, gamma=None, eps=EPS):
     """Gradiente de LayerNorm escrito a mano: (grad_x, grad_gamma, grad_beta).
 
     Capítulo 7: El bloque completo: Post-LN y Pre-LN (el gradiente que atraviesa

@@ -23,9 +23,17 @@ from resnorm import (
     variance,
 )
 
-X = [0.80, 0.95, 0.93, 1.33]  # la salida residual del ejemplo del curso
-GAMMA = [1.2, 0.8, 1.0, 1.1]
-BETA = [0.1, 0.0, -0.2, 0.3]
+from resnorm.examples import (
+    BETA,
+    EVENS,
+    GAMMA,
+    PERRO_ATTENTION,
+    PERRO_X,
+    ROUNDING_FX,
+    ROUNDING_X,
+)
+from resnorm.examples import VECTOR as X  # la salida residual del ejemplo del curso
+
 ATOL = 5e-7  # los valores del curso llevan 6 decimales
 
 
@@ -33,13 +41,24 @@ ATOL = 5e-7  # los valores del curso llevan 6 decimales
 
 
 def test_residual_example_gives_0_80_0_95_0_93_1_33():
-    x = [0.50, 1.15, 0.78, 0.88]
-    attention_out = [0.30, -0.20, 0.15, 0.45]
-    np.testing.assert_allclose(residual(x, attention_out), X, atol=1e-12)
+    np.testing.assert_allclose(residual(PERRO_X, PERRO_ATTENTION), X, atol=1e-12)
+
+
+def test_the_perro_example_uses_the_course_vectors():
+    # resnorm.examples es la única copia: el ejemplo «perro» de trace.py la sigue
+    from resnorm.examples import BETA2, GAMMA2
+    from resnorm.trace import perro_example
+
+    ex = perro_example()
+    for got, expected in [
+        (ex.x, PERRO_X), (ex.attention_output, PERRO_ATTENTION),
+        (ex.gamma1, GAMMA), (ex.beta1, BETA), (ex.gamma2, GAMMA2), (ex.beta2, BETA2),
+    ]:
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_residual_sum_is_close_to_0_6_1_0_0_1_but_not_exactly_equal():
-    out = residual([0.5, 1.2, -0.3], [0.1, -0.2, 0.4])
+    out = residual(ROUNDING_X, ROUNDING_FX)
     np.testing.assert_allclose(out, [0.6, 1.0, 0.1], atol=1e-12)
     # -0.3 + 0.4 es 0.10000000000000003 en float64: por eso se compara con tolerancia
     assert not np.array_equal(out, [0.6, 1.0, 0.1])
@@ -61,7 +80,7 @@ def test_residual_accepts_a_function_or_its_output():
 
 
 def test_mean_of_2_4_6_8_is_5():
-    assert mean([2, 4, 6, 8]) == pytest.approx(5.0, abs=1e-15)
+    assert mean(EVENS) == pytest.approx(5.0, abs=1e-15)
 
 
 def test_example_mean_is_1_0025():
@@ -273,10 +292,8 @@ def test_rms_norm_applies_gamma_per_dimension():
 
 
 def test_post_ln_is_layer_norm_of_the_residual_sum():
-    x = np.array([0.50, 1.15, 0.78, 0.88])
-    f = [0.30, -0.20, 0.15, 0.45]
-    expected = layer_norm(X, GAMMA, BETA)
-    np.testing.assert_array_equal(post_ln(x, f, GAMMA, BETA), expected)
+    out = post_ln(PERRO_X, PERRO_ATTENTION, GAMMA, BETA)
+    np.testing.assert_array_equal(out, layer_norm(X, GAMMA, BETA))
 
 
 def test_pre_ln_adds_x_to_the_sublayer_of_the_normalized_x():
@@ -338,7 +355,7 @@ def test_integers_are_computed_in_float64():
 
 
 def test_float32_stays_float32():
-    x = np.array([[0.8, 0.95, 0.93, 1.33]], np.float32)
+    x = np.array([X], np.float32)
     g = np.array(GAMMA)  # γ en float64 no arrastra el resultado a float64
     for out in (
         mean(x),
@@ -356,7 +373,7 @@ def test_float32_stays_float32():
 
 
 def test_float16_is_computed_and_returned_in_float32():
-    x16 = np.array([0.8, 0.95, 0.93, 1.33], np.float16)
+    x16 = np.array(X, np.float16)
     out = layer_norm(x16)
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, layer_norm(x16.astype(np.float32)))
@@ -385,7 +402,7 @@ def test_float32_layer_norm_near_1e4_matches_float64():
 
 
 def test_std_and_layer_norm_of_1e200_do_not_overflow():
-    base = np.array([[0.80, 0.95, 0.93, 1.33], [2.0, 4.0, 6.0, 8.0]])
+    base = np.array([X, EVENS])
     big = base * 1e200
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # ni overflow de NumPy ni avisos nuestros
