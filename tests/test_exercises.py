@@ -287,6 +287,11 @@ def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
             width = box.evaluate("e => e.getBoundingClientRect().right")
             assert width <= 390, "el recuadro se sale de la pantalla"
             colour = box.evaluate("e => getComputedStyle(e).borderLeftColor")
-            assert colour not in ("rgb(178, 24, 43)",), "borde rojo de fallo"
+            assert colour != "rgb(178, 24, 43)", "borde rojo de fallo"
+            # en modo oscuro, sin el marco claro que el tema pone a las salidas HTML
+            frame = box.evaluate(
+                "e => getComputedStyle(e.closest('.text_html')).backgroundColor"
+            )
+            assert frame == "rgba(0, 0, 0, 0)", frame
     finally:
         context.close()
