@@ -22,7 +22,6 @@ from resnorm import (
     std,
     variance,
 )
-
 from resnorm.examples import (
     BETA,
     EVENS,

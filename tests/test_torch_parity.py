@@ -8,7 +8,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from resnorm.examples import BETA, GAMMA, VECTOR
 from resnorm import (
     layer_norm,
     layer_norm_backward,
@@ -20,6 +19,7 @@ from resnorm import (
     std,
     variance,
 )
+from resnorm.examples import BETA, GAMMA, VECTOR
 
 SHAPES = [(4,), (1, 4), (3, 5), (2, 3, 8), (4, 1), (2, 2, 2, 16), (5, 64)]
 TOL = {np.float64: 1e-10, np.float32: 1e-5}
