@@ -28,8 +28,9 @@ import numpy as np
 def rescaled(degree):
     """Decorador: la fórmula decorada no desborda con |x| enorme.
 
-    ``degree`` es el grado de la salida en x (0, 1, 2, −1...), una tupla con el de cada
-    salida o un dict con el de cada clave (las que faltan, grado 0). Un grado puede ir
+    ``degree`` es el grado de la salida en x (0, 1, 2, −1...); si la fórmula devuelve
+    varias salidas, uno por salida, ``(-1, 0, 0)``, o un dict con el de cada clave (las
+    que faltan, grado 0). Un grado puede ir
     con el nombre de la magnitud, ``(2, "La varianza")``, para el aviso si no cabe.
     """
 

@@ -1,8 +1,8 @@
 """Los vectores de ejemplo del curso, escritos una sola vez.
 
 Los capítulos, los comprobadores de ejercicios y las pruebas usan estos valores; si
-uno cambia, cambia en todas partes. Son tuplas (no se pueden modificar por error):
-conviértelas con ``np.array(VECTOR)`` cuando haga falta.
+uno cambia, cambia en todas partes. Van entre paréntesis para que nadie los modifique
+por error; para calcular con ellos, conviértelos con ``np.array(VECTOR)``.
 
 El hilo del curso es el vector «perro» (Capítulos 2, 4, 5 y 8): entra a la subcapa de
 atención, sale ``PERRO_ATTENTION`` y la suma residual es ``VECTOR``, el vector que
