@@ -1,8 +1,12 @@
 """resnorm: la conexión residual y LayerNorm, paso a paso (Paso 7 del curso).
 
-El núcleo es NumPy puro: importar ``resnorm`` no importa torch. Los bloques de
-Transformer y los experimentos que necesitan gradientes viven en
-``resnorm.blocks`` y ``resnorm.experiments``.
+El núcleo es NumPy puro: importar ``resnorm`` no importa torch. Cada función de
+``resnorm.numerics`` es su fórmula, línea a línea; las comprobaciones de entrada viven
+en ``resnorm._checks`` y el camino para números enormes en ``resnorm._overflow``. Los
+vectores de ejemplo del curso están en ``resnorm.examples``; los comprobadores de
+ejercicios, uno por capítulo, en ``resnorm.exercises``. Los bloques de Transformer y los
+experimentos que necesitan gradientes viven en ``resnorm.blocks`` y
+``resnorm.experiments`` (con el extra ``resnorm[torch]``).
 """
 
 from resnorm.numerics import (

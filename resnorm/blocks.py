@@ -24,6 +24,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from resnorm.numerics import EPS
+
 __all__ = [
     "MLP",
     "MultiHeadSelfAttention",
@@ -121,7 +123,7 @@ class PostLNBlock(nn.Module):
         d_ff: int,
         dropout: float = 0.0,
         causal: bool = False,
-        eps: float = 1e-5,
+        eps: float = EPS,
     ) -> None:
         super().__init__()
         self.attn = MultiHeadSelfAttention(d_model, n_heads, dropout, causal)
@@ -153,7 +155,7 @@ class PreLNBlock(nn.Module):
         d_ff: int,
         dropout: float = 0.0,
         causal: bool = False,
-        eps: float = 1e-5,
+        eps: float = EPS,
     ) -> None:
         super().__init__()
         self.ln_1 = nn.LayerNorm(d_model, eps=eps)
@@ -197,7 +199,7 @@ def build_stack(
     d_ff: int,
     dropout: float = 0.0,
     causal: bool = False,
-    eps: float = 1e-5,
+    eps: float = EPS,
 ) -> TransformerStack:
     """Construye una pila de ``n_layers`` bloques ``"post_ln"`` o ``"pre_ln"``.
 

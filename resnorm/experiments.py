@@ -28,6 +28,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from resnorm.blocks import build_stack
+from resnorm.numerics import EPS
 
 __all__ = [
     "activation_std_per_layer",
@@ -439,7 +440,7 @@ def activation_std_per_layer(
     gains = {"plain_gain_0.9": 0.9, "plain_gain_1.0": 1.0, "plain_gain_1.1": 1.1}
 
     def ln(z: torch.Tensor) -> torch.Tensor:
-        return F.layer_norm(z, (width,), eps=1e-5)
+        return F.layer_norm(z, (width,), eps=EPS)
 
     curves: dict[str, list[float]] = {}
     with _isolated(seed) as gen, torch.no_grad():

@@ -1,14 +1,226 @@
-"""Cada ejercicio tiene un comprobador: la solución del libro lo pasa (✅) y el stub vacío
-falla con un mensaje amable en español (❌), sin excepción."""
+"""Cada ejercicio tiene un comprobador: la solución del libro lo pasa (✅) y el stub
+vacío falla con un mensaje amable en español (❌), sin excepción. En la web, donde el
+stub se ejecutó al construir el libro, se ve en su lugar un recuadro neutro: qué hacer
+y dónde.
+
+Los comprobadores viven uno por capítulo (``resnorm/exercises/chNN.py``); cada
+``tests/test_exercises_chNN.py`` da sus soluciones (``SOLUTIONS``) y sus errores típicos
+(``MISTAKES``), y este archivo comprueba con ellos el contrato de todos.
+"""
 
 from __future__ import annotations
 
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from resnorm import exercises
 from resnorm.exercises import Feedback, check_function
-from tests.helpers import notebook_paths
+from resnorm.exercises._feedback import HOW_TO_RUN_URL
+from tests.helpers import ROOT, notebook_paths
 
 NOTEBOOKS = notebook_paths()
+CHAPTER_TESTS = [
+    importlib.import_module(f"tests.test_exercises_{c.__name__.rsplit('.', 1)[1]}")
+    for c in exercises.CHAPTERS
+]
+SOLUTIONS = [pair for t in CHAPTER_TESTS for pair in t.SOLUTIONS]
+MISTAKES = [m for t in CHAPTER_TESTS for m in getattr(t, "MISTAKES", [])]
+IDS = [check.__name__ for check, _ in SOLUTIONS]
+
+
+def stub(*args):
+    raise NotImplementedError  # escribe aquí tu solución
+
+
+# --- Un módulo por capítulo, todo importable desde resnorm.exercises --------------
+
+
+def test_every_checker_lives_in_its_chapter_and_has_a_solution():
+    for chapter, tests in zip(exercises.CHAPTERS, CHAPTER_TESTS, strict=True):
+        checkers = {check.__name__ for check, _ in tests.SOLUTIONS}
+        assert checkers == set(chapter.__all__), chapter.__name__
+        for name in chapter.__all__:
+            assert getattr(exercises, name) is getattr(chapter, name)
+            assert name in exercises.__all__
+            assert getattr(chapter, name).__module__ == chapter.__name__
+
+
+def test_every_name_the_notebooks_import_exists():
+    import ast
+
+    import nbformat
+
+    imported = set()
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            # las líneas mágicas de IPython (%pip, !ls) no son Python: pass en su sitio
+            code = re.sub(r"^(\s*)[%!].*$", r"\1pass", cell.source, flags=re.M)
+            for node in ast.walk(ast.parse(code)):
+                if isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module.startswith("resnorm.exercises")
+                ):
+                    module = importlib.import_module(node.module)
+                    for alias in node.names:
+                        assert hasattr(module, alias.name), f"{path.name}: {alias.name}"
+                        imported.add(alias.name)
+    assert len(imported) >= 20  # casi todos los comprobadores
+
+
+def test_importing_the_checkers_does_not_import_torch():
+    code = "import sys, resnorm.exercises; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+# --- El contrato de cada comprobador ------------------------------------------------
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+def test_the_solution_passes(check, solution):
+    fb = check(solution)
+    assert fb.passed, str(fb)
+    assert str(fb).startswith("✅") and "✗" not in str(fb)
+    assert "✅" in fb._repr_html_() and not fb.pending
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+def test_an_empty_stub_fails_kindly_in_spanish(check, solution):
+    fb = check(stub)
+    assert not fb.passed and fb.pending
+    text = str(fb)
+    assert text.startswith("❌")
+    assert "Aún no has escrito la función" in text
+    assert "Pista:" in text and "Traceback" not in text
+    assert "❌" in fb._repr_html_()
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+def test_a_function_that_forgets_return_is_told_so(check, solution):
+    fb = check(lambda *args: None)
+    assert not fb.passed and "return" in str(fb) and not fb.pending
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+def test_an_exception_is_reported_not_raised(check, solution):
+    def broken(*args):
+        raise ValueError("me equivoqué")
+
+    fb = check(broken)
+    assert not fb.passed and "ValueError" in str(fb)
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+def test_a_non_function_is_rejected_kindly(check, solution):
+    fb = check(3)
+    assert not fb.passed and "Se esperaba una función" in str(fb)
+
+
+@pytest.mark.parametrize(
+    "check,wrong,clue", MISTAKES, ids=[f"{c.__name__}-{k}" for c, _, k in MISTAKES]
+)
+def test_a_typical_mistake_gets_the_hint_that_names_it(check, wrong, clue):
+    fb = check(wrong)
+    assert not fb.passed, f"{check.__name__} aceptó un error típico"
+    assert clue in fb.hint, f"pista inesperada para {check.__name__}: {fb.hint!r}"
+    assert "✗" in str(fb)
+
+
+# --- check_function y Feedback ------------------------------------------------------
+
+CASES = [("media de [2, 4]", ([2, 4],), 3.0)]
+
+
+def test_check_function_reports_a_stub_in_spanish():
+    fb = check_function("Media", stub, CASES, "suma y divide")
+    assert not fb and "Aún no has escrito la función" in str(fb)
+    assert "Pista: suma y divide" in str(fb)
+
+
+def test_check_function_reports_wrong_values_and_exceptions():
+    fb = check_function("Media", lambda x: sum(x), CASES, "")
+    assert not fb and "obtuve 6" in str(fb) and "se esperaba 3" in str(fb)
+    fb = check_function("Media", lambda x: 1 / 0, CASES, "")
+    assert not fb and "ZeroDivisionError" in str(fb)
+    fb = check_function("Media", lambda x: None, CASES, "")
+    assert "return" in str(fb)
+
+
+def test_feedback_renders_html_without_raw_markup():
+    html = Feedback("Título <b>", True, ["✓ a < b"])._repr_html_()
+    assert "&lt;b&gt;" in html and "✅" in html
+
+
+def test_code_in_backticks_is_rendered_as_code_not_as_backticks():
+    fb = check_function("Media", stub, CASES, "usa `sum(x)` y `len(x)`")
+    html = fb._repr_html_()
+    assert "`" not in html
+    assert "<code>raise NotImplementedError</code>" in html
+    assert "<code>sum(x)</code> y <code>len(x)</code>" in html
+
+
+def _kernel_and_web_views(html: str) -> tuple[str, str]:
+    kernel = re.search(r'<div class="resnorm-feedback-kernel">(.*?</div>)</div>', html)
+    web = re.search(r'<div class="resnorm-feedback-web"[^>]*>(.*?)</div>', html)
+    assert kernel and web, html
+    return kernel.group(1), web.group(0)
+
+
+def test_a_stub_shows_the_kernel_feedback_and_hides_the_web_box_by_default():
+    # Sin la hoja de estilo del sitio (Jupyter, Colab) el recuadro de la web no se ve:
+    # lo ocultan el atributo hidden y un estilo en línea.
+    kernel, web = _kernel_and_web_views(check_function("Media", stub, CASES, "")
+                                        ._repr_html_())
+    assert "❌" in kernel and "Aún no has escrito la función" in kernel
+    assert " hidden " in web and 'style="display:none"' in web
+
+
+def test_the_web_box_says_what_to_do_and_where_to_run_it_without_failing():
+    _, web = _kernel_and_web_views(check_function("Media", stub, CASES, "")
+                                   ._repr_html_())
+    text = re.sub(r"<[^>]+>", "", web)
+    assert "❌" not in web and "✗" not in web and "#b2182b" not in web
+    assert "Escribe tu solución" in text and "raise NotImplementedError" in text
+    for where in ("Binder", "Colab", "tu ordenador"):
+        assert where in text
+    assert f'href="{HOW_TO_RUN_URL}"' in web
+
+
+def test_the_how_to_run_link_points_to_the_page_that_explains_it():
+    # Los capítulos están en notebooks/; el enlace es relativo a sus páginas.
+    target = (ROOT / "notebooks" / HOW_TO_RUN_URL).resolve().with_suffix(".md")
+    assert target.exists(), target
+    assert "## Binder" in target.read_text(encoding="utf-8")
+    assert all(p.parent.name == "notebooks" for p in NOTEBOOKS)
+
+
+def test_solutions_and_wrong_answers_have_no_web_box():
+    for fb in (check_function("Media", lambda x: sum(x) / len(x), CASES, ""),
+               check_function("Media", lambda x: 0.0, CASES, "")):
+        assert "resnorm-feedback-web" not in fb._repr_html_()
+
+
+def test_the_site_style_sheet_swaps_the_two_views():
+    css = (ROOT / "_assets" / "css" / "ejercicios.css").read_text(encoding="utf-8")
+    rules = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    assert re.search(r"\.resnorm-feedback-web\s*\{[^}]*display:\s*block\s*!important",
+                     rules)
+    assert re.search(r"\.resnorm-feedback-kernel\s*\{[^}]*display:\s*none\s*!important",
+                     rules)
+    # Con código en vivo (Thebe) la salida nueva sale de un núcleo: se ve la de verdad.
+    assert ".jp-OutputArea .resnorm-exercise-pending .resnorm-feedback-kernel" in rules
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert re.search(r"html_css_files:.*css/ejercicios\.css", config)
+
+
+# --- Los notebooks, ejecutados -------------------------------------------------------
 
 
 def _text(outputs) -> str:
@@ -22,7 +234,10 @@ def _text(outputs) -> str:
 
 
 def _tagged(nb, tag):
-    return [c for c in nb.cells if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
+    return [
+        c for c in nb.cells
+        if c.cell_type == "code" and tag in c.metadata.get("tags", [])
+    ]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -33,31 +248,66 @@ def test_solutions_pass_and_stubs_fail_gracefully(path, executed_notebooks):
     assert solutions, f"{path.name}: ejercicios sin solución ejecutable"
     for cell in solutions:
         text = _text(cell.outputs)
-        assert "✅" in text and "❌" not in text, f"{path.name}: solución que no pasa:\n{text}"
+        assert "✅" in text and "❌" not in text, f"{path.name}: falla:\n{text}"
     for cell in stubs:
         text = _text(cell.outputs)
-        assert "❌" in text, f"{path.name}: el stub no muestra un fallo amable:\n{text}"
+        assert "❌" in text, f"{path.name}: stub sin fallo amable:\n{text}"
+        assert "resnorm-feedback-web" in text, f"{path.name}: stub sin recuadro web"
         assert not any(o.get("output_type") == "error" for o in cell.outputs)
 
 
-def test_check_function_reports_a_stub_in_spanish():
-    def stub(x):
-        raise NotImplementedError
-
-    fb = check_function("Media", stub, [("media de [2, 4]", ([2, 4],), 3.0)], "suma y divide")
-    assert not fb and "Aún no has escrito la función" in str(fb)
-    assert "Pista: suma y divide" in str(fb)
+def _stub_outputs(page: Path) -> list[str]:
+    html = page.read_text(encoding="utf-8")
+    cells = html.split('<div class="cell tag_ejercicio')[1:]
+    return [cell.split('<div class="cell ', 1)[0] for cell in cells]
 
 
-def test_check_function_reports_wrong_values_and_exceptions():
-    fb = check_function("Media", lambda x: sum(x), [("media de [2, 4]", ([2, 4],), 3.0)], "")
-    assert not fb and "obtuve 6" in str(fb) and "se esperaba 3" in str(fb)
-    fb = check_function("Media", lambda x: 1 / 0, [("media de [2, 4]", ([2, 4],), 3.0)], "")
-    assert not fb and "ZeroDivisionError" in str(fb)
-    fb = check_function("Media", lambda x: None, [("media", ([2, 4],), 3.0)], "")
-    assert "return" in str(fb)
+@pytest.mark.build
+def test_built_chapters_show_a_neutral_box_for_every_stub(built_site):
+    for path in NOTEBOOKS:
+        page = built_site / "notebooks" / f"{path.stem}.html"
+        outputs = _stub_outputs(page)
+        assert len(outputs) >= 2, page.name
+        for out in outputs:
+            assert 'class="resnorm-feedback-web"' in out, page.name
+            web = re.search(r'<div class="resnorm-feedback-web".*?</div>', out, re.S)
+            assert "`" not in web.group(0), page.name
+    css = built_site / "_static" / "css" / "ejercicios.css"
+    assert css.exists()
+    assert "css/ejercicios.css" in (built_site / "notebooks" / "04_layernorm.html"
+                                    ).read_text(encoding="utf-8")
 
 
-def test_feedback_renders_html_without_raw_markup():
-    html = Feedback("Título <b>", True, ["✓ a < b"])._repr_html_()
-    assert "&lt;b&gt;" in html and "✅" in html
+@pytest.mark.build
+@pytest.mark.browser
+@pytest.mark.parametrize("dark", [False, True], ids=["claro", "oscuro"])
+def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
+    site_url, browser, dark
+):
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        color_scheme="dark" if dark else "light",
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/notebooks/04_layernorm.html", wait_until="load")
+        stubs = page.locator(".cell.tag_ejercicio .cell_output")
+        assert stubs.count() >= 2
+        for i in range(stubs.count()):
+            out = stubs.nth(i)
+            text = out.inner_text()  # solo lo visible
+            assert "❌" not in text and "Aún no has escrito" not in text, text
+            assert "Binder" in text and "Colab" in text and "`" not in text, text
+            box = out.locator(".resnorm-feedback-web")
+            assert box.is_visible()
+            width = box.evaluate("e => e.getBoundingClientRect().right")
+            assert width <= 390, "el recuadro se sale de la pantalla"
+            colour = box.evaluate("e => getComputedStyle(e).borderLeftColor")
+            assert colour != "rgb(178, 24, 43)", "borde rojo de fallo"
+            # en modo oscuro, sin el marco claro que el tema pone a las salidas HTML
+            frame = box.evaluate(
+                "e => getComputedStyle(e.closest('.text_html')).backgroundColor"
+            )
+            assert frame == "rgba(0, 0, 0, 0)", frame
+    finally:
+        context.close()

@@ -22,10 +22,17 @@ from resnorm import (
     std,
     variance,
 )
+from resnorm.examples import (
+    BETA,
+    EVENS,
+    GAMMA,
+    PERRO_ATTENTION,
+    PERRO_X,
+    ROUNDING_FX,
+    ROUNDING_X,
+)
+from resnorm.examples import VECTOR as X  # la salida residual del ejemplo del curso
 
-X = [0.80, 0.95, 0.93, 1.33]  # la salida residual del ejemplo del curso
-GAMMA = [1.2, 0.8, 1.0, 1.1]
-BETA = [0.1, 0.0, -0.2, 0.3]
 ATOL = 5e-7  # los valores del curso llevan 6 decimales
 
 
@@ -33,13 +40,24 @@ ATOL = 5e-7  # los valores del curso llevan 6 decimales
 
 
 def test_residual_example_gives_0_80_0_95_0_93_1_33():
-    x = [0.50, 1.15, 0.78, 0.88]
-    attention_out = [0.30, -0.20, 0.15, 0.45]
-    np.testing.assert_allclose(residual(x, attention_out), X, atol=1e-12)
+    np.testing.assert_allclose(residual(PERRO_X, PERRO_ATTENTION), X, atol=1e-12)
+
+
+def test_the_perro_example_uses_the_course_vectors():
+    # resnorm.examples es la única copia: el ejemplo «perro» de trace.py la sigue
+    from resnorm.examples import BETA2, GAMMA2
+    from resnorm.trace import perro_example
+
+    ex = perro_example()
+    for got, expected in [
+        (ex.x, PERRO_X), (ex.attention_output, PERRO_ATTENTION),
+        (ex.gamma1, GAMMA), (ex.beta1, BETA), (ex.gamma2, GAMMA2), (ex.beta2, BETA2),
+    ]:
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_residual_sum_is_close_to_0_6_1_0_0_1_but_not_exactly_equal():
-    out = residual([0.5, 1.2, -0.3], [0.1, -0.2, 0.4])
+    out = residual(ROUNDING_X, ROUNDING_FX)
     np.testing.assert_allclose(out, [0.6, 1.0, 0.1], atol=1e-12)
     # -0.3 + 0.4 es 0.10000000000000003 en float64: por eso se compara con tolerancia
     assert not np.array_equal(out, [0.6, 1.0, 0.1])
@@ -61,7 +79,7 @@ def test_residual_accepts_a_function_or_its_output():
 
 
 def test_mean_of_2_4_6_8_is_5():
-    assert mean([2, 4, 6, 8]) == pytest.approx(5.0, abs=1e-15)
+    assert mean(EVENS) == pytest.approx(5.0, abs=1e-15)
 
 
 def test_example_mean_is_1_0025():
@@ -273,10 +291,8 @@ def test_rms_norm_applies_gamma_per_dimension():
 
 
 def test_post_ln_is_layer_norm_of_the_residual_sum():
-    x = np.array([0.50, 1.15, 0.78, 0.88])
-    f = [0.30, -0.20, 0.15, 0.45]
-    expected = layer_norm(X, GAMMA, BETA)
-    np.testing.assert_array_equal(post_ln(x, f, GAMMA, BETA), expected)
+    out = post_ln(PERRO_X, PERRO_ATTENTION, GAMMA, BETA)
+    np.testing.assert_array_equal(out, layer_norm(X, GAMMA, BETA))
 
 
 def test_pre_ln_adds_x_to_the_sublayer_of_the_normalized_x():
@@ -338,7 +354,7 @@ def test_integers_are_computed_in_float64():
 
 
 def test_float32_stays_float32():
-    x = np.array([[0.8, 0.95, 0.93, 1.33]], np.float32)
+    x = np.array([X], np.float32)
     g = np.array(GAMMA)  # γ en float64 no arrastra el resultado a float64
     for out in (
         mean(x),
@@ -356,7 +372,7 @@ def test_float32_stays_float32():
 
 
 def test_float16_is_computed_and_returned_in_float32():
-    x16 = np.array([0.8, 0.95, 0.93, 1.33], np.float16)
+    x16 = np.array(X, np.float16)
     out = layer_norm(x16)
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, layer_norm(x16.astype(np.float32)))
@@ -385,7 +401,7 @@ def test_float32_layer_norm_near_1e4_matches_float64():
 
 
 def test_std_and_layer_norm_of_1e200_do_not_overflow():
-    base = np.array([[0.80, 0.95, 0.93, 1.33], [2.0, 4.0, 6.0, 8.0]])
+    base = np.array([X, EVENS])
     big = base * 1e200
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # ni overflow de NumPy ni avisos nuestros
@@ -431,7 +447,7 @@ def test_steps_of_1e200_give_a_finite_output_and_an_inf_variance_with_warning():
     np.testing.assert_allclose(s.output, layer_norm(X, eps=0), rtol=1e-13)
 
 
-def test_power_of_two_scaling_is_bitwise_exact_in_normal_ranges():
+def test_layer_norm_equals_the_three_textbook_lines_bit_for_bit():
     rng = np.random.default_rng(10)
     for dtype in (np.float64, np.float32):
         for scale in (1e-3, 1.0, 37.0, 1e4, 1e6):
@@ -441,6 +457,84 @@ def test_power_of_two_scaling_is_bitwise_exact_in_normal_ranges():
             textbook = (x - mu) / np.sqrt(var + dtype(1e-5))
             np.testing.assert_array_equal(layer_norm(x), textbook)
             np.testing.assert_array_equal(std(x), np.sqrt(var[:, 0]))
+
+
+def _every_result(x):
+    g, b = np.linspace(0.5, 1.5, x.shape[-1]), np.linspace(-0.3, 0.3, x.shape[-1])
+    steps = layer_norm_steps(x, g, b)
+    return [
+        mean(x), mean(x, axis=0, keepdims=True), variance(x), std(x, correction=1),
+        layer_norm(x), layer_norm(x, g, b, eps=1e-3), layer_norm(x, axis=0),
+        rms_norm(x), rms_norm(x, g, eps=1e-6),
+        *layer_norm_backward(x, np.cos(x), g),
+        *(getattr(steps, f) for f in LayerNormSteps.__dataclass_fields__),
+    ]
+
+
+def test_rescaled_path_gives_the_same_bits_as_the_formula_in_normal_ranges(
+    monkeypatch,
+):
+    # El camino para |x| ≳ 1e150 (resnorm/_overflow.py), forzado con números
+    # normales, debe dar exactamente lo mismo que las líneas de la fórmula.
+    from resnorm import _overflow
+
+    rng = np.random.default_rng(11)
+    for dtype in (np.float64, np.float32):
+        for scale in (1e-3, 1.0, 37.0, 1e4, 1e6):
+            x = (scale * rng.normal(1.0, 1.0, size=(6, 8))).astype(dtype)
+            x[2] = x[2, 0]  # una fila constante: σ² = 0
+            direct = _every_result(x)
+            with monkeypatch.context() as m:
+                # como si solo cupieran los |x| < 2**-30: cada fila se divide por 2**e
+                m.setattr(_overflow, "safe_exponent", lambda dtype, n: -30)
+                assert _overflow.squares_could_overflow(x, -1)
+                assert (_overflow.row_exponents(x, -1) >= 10).all()
+                rescaled = _every_result(x)
+            for a, b in zip(direct, rescaled, strict=True):
+                assert np.asarray(a).dtype == np.asarray(b).dtype
+                np.testing.assert_array_equal(a, b)
+
+
+def test_normal_inputs_take_the_formula_and_huge_ones_the_rescaled_path(monkeypatch):
+    from resnorm import _overflow
+
+    calls = []
+    row_exponents = _overflow.row_exponents
+    monkeypatch.setattr(
+        _overflow, "row_exponents", lambda *a: calls.append(1) or row_exponents(*a)
+    )
+    layer_norm(np.array(X) * 1e100)
+    layer_norm(np.array(X, np.float32) * 1e15)
+    assert calls == []  # los cuadrados caben: ni se reescala
+    layer_norm(np.array(X) * 1e160)
+    layer_norm(np.array(X, np.float32) * 1e20)
+    assert len(calls) == 2
+
+
+def test_layer_norm_reads_as_the_formula_of_chapter_4():
+    import ast
+    import inspect
+
+    import resnorm.numerics as numerics
+
+    tree = ast.parse(inspect.getsource(numerics.layer_norm.__wrapped__.__wrapped__))
+    body = [ast.unparse(line) for line in tree.body[0].body[1:]]  # sin el docstring
+    assert body == [
+        "mu = _mean(x, axis)",
+        "var = np.mean((x - mu) ** 2, axis=axis, keepdims=True)",
+        "x_hat = (x - mu) / np.sqrt(var + eps)",
+        "return gamma * x_hat + beta",
+    ]
+
+
+def test_public_functions_keep_their_pytorch_signatures():
+    import inspect
+
+    sig = inspect.signature(layer_norm)
+    assert list(sig.parameters) == ["x", "gamma", "beta", "eps", "axis"]
+    assert sig.parameters["eps"].default == 1e-5
+    assert inspect.signature(rms_norm).parameters["eps"].default is None
+    assert "Capítulo 4" in layer_norm.__doc__
 
 
 # --- Importar resnorm ----------------------------------------------------------------
@@ -604,9 +698,12 @@ def test_grad_out_of_wrong_shape_is_rejected():
 def test_error_messages_use_tu_never_voseo():
     import inspect
 
+    import resnorm._checks as checks
+    import resnorm._overflow as overflow
     import resnorm.numerics as numerics
 
-    source = inspect.getsource(numerics).lower()
+    source = "".join(inspect.getsource(m) for m in (numerics, checks, overflow))
+    source = source.lower()
     voseo = ("tenés", "podés", "mirá", "usá", "pasá", "convertí", "querés", "fijate")
     for word in voseo:
         assert word not in source

@@ -19,6 +19,7 @@ from resnorm import (
     std,
     variance,
 )
+from resnorm.examples import BETA, GAMMA, VECTOR
 
 SHAPES = [(4,), (1, 4), (3, 5), (2, 3, 8), (4, 1), (2, 2, 2, 16), (5, 64)]
 TOL = {np.float64: 1e-10, np.float32: 1e-5}
@@ -89,8 +90,7 @@ def test_layer_norm_along_another_axis_matches_torch_after_moving_it(axis):
 
 
 def test_layer_norm_of_the_course_example_matches_torch():
-    x = np.array([0.80, 0.95, 0.93, 1.33])
-    gamma, beta = np.array([1.2, 0.8, 1.0, 1.1]), np.array([0.1, 0.0, -0.2, 0.3])
+    x, gamma, beta = np.array(VECTOR), np.array(GAMMA), np.array(BETA)
     expected = F.layer_norm(as_torch(x), (4,), as_torch(gamma), as_torch(beta), eps=0.0)
     assert_close(layer_norm(x, gamma, beta, eps=0), expected, np.float64)
 
@@ -133,7 +133,7 @@ def test_mean_variance_std_match_torch(dtype, correction, axis, keepdims):
 
 
 def test_example_sample_std_is_torch_std_0_2282():
-    x = np.array([0.80, 0.95, 0.93, 1.33])
+    x = np.array(VECTOR)
     torch_std = torch.std(as_torch(x)).item()  # muestral por defecto
     assert torch_std == pytest.approx(0.2282, abs=5e-5)
     assert std(x, correction=1) == pytest.approx(torch_std, abs=1e-15)

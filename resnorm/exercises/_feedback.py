@@ -1,8 +1,10 @@
 """La pieza común de todos los comprobadores: probar una función del estudiante contra
-casos y devolver un ``Feedback`` legible (texto en la terminal, HTML en el notebook)."""
+casos y devolver un ``Feedback`` legible (texto en la terminal, HTML en el notebook).
+"""
 
 from __future__ import annotations
 
+import copy
 import html
 import math
 from dataclasses import dataclass, field
@@ -10,19 +12,34 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+#: Dónde se explica cómo ejecutar un capítulo (Binder, Colab, en tu ordenador),
+#: relativo a las páginas de los capítulos (notebooks/*.html).
+HOW_TO_RUN_URL = "../book/como-usar.html"
+
+NOT_WRITTEN = "Aún no has escrito la función: sustituye el `raise NotImplementedError`."
+
+Case = tuple[str, tuple, Any]  # (descripción, argumentos, resultado esperado)
+Mistake = tuple[str, Callable]  # (pista, una función que comete ese error)
+
 
 @dataclass
 class Feedback:
     """Resultado de comprobar un ejercicio.
 
-    ``passed`` dice si todo está bien; ``lines`` lleva los aciertos (✓) y los fallos (✗);
-    ``hint`` una pista cuando algo falla.
+    ``passed`` dice si todo está bien; ``lines`` lleva los aciertos (✓) y los
+    fallos (✗); ``hint``, una pista cuando algo falla. ``pending`` marca que la
+    función aún es el esqueleto del ejercicio (``raise NotImplementedError``): en la
+    web, donde esa celda se ejecutó al construir el libro, eso no es un fallo sino un
+    ejercicio por hacer, y se muestra un recuadro neutro que dice qué hacer y dónde
+    ejecutarlo. En un núcleo (Jupyter, Colab, código en vivo) se ve el mensaje de
+    siempre.
     """
 
     title: str
     passed: bool
     lines: list[str] = field(default_factory=list)
     hint: str = ""
+    pending: bool = False
 
     def __bool__(self) -> bool:
         return self.passed
@@ -36,10 +53,23 @@ class Feedback:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        result = self._result_html()
+        if not self.pending:
+            return result
+        # Dos vistas en la misma salida: _assets/css/ejercicios.css (solo en la web)
+        # oculta la del núcleo y muestra la de la web; sin esa hoja, como en Jupyter
+        # o Colab, la de la web queda oculta.
+        return (
+            '<div class="resnorm-exercise-pending">'
+            f'<div class="resnorm-feedback-kernel">{result}</div>'
+            f"{self._web_html()}</div>"
+        )
+
+    def _result_html(self) -> str:
         colour = "#1b7837" if self.passed else "#b2182b"
-        items = "".join(f"<li>{html.escape(line)}</li>" for line in self.lines)
+        items = "".join(f"<li>{_inline_html(line)}</li>" for line in self.lines)
         hint = (
-            f"<p><strong>Pista:</strong> {html.escape(self.hint)}</p>"
+            f"<p><strong>Pista:</strong> {_inline_html(self.hint)}</p>"
             if self.hint and not self.passed
             else ""
         )
@@ -50,6 +80,39 @@ class Feedback:
             f"<p><strong>{mark} {html.escape(self.title)}</strong></p>"
             f"<ul>{items}</ul>{hint}</div>"
         )
+
+    def _web_html(self) -> str:
+        return (
+            '<div class="resnorm-feedback-web" hidden style="display:none">'
+            f"<p><strong>Ejercicio: {html.escape(self.title)}</strong></p>"
+            "<p>Escribe tu solución en la celda de arriba, en lugar de "
+            "<code>raise NotImplementedError</code>, y ejecútala: esta comprobación "
+            "te dirá qué está bien, qué falla y te dará una pista.</p>"
+            "<p>En esta página el código no se ejecuta. Ábrela con Python: en "
+            "Binder o en Colab (el botón del cohete, arriba) o en tu ordenador. "
+            f'<a href="{HOW_TO_RUN_URL}">Cómo ejecutar los capítulos</a>.</p>'
+            "</div>"
+        )
+
+
+def _inline_html(text: str) -> str:
+    """Texto con `código` entre comillas invertidas, escapado y con <code>."""
+    parts = html.escape(text).split("`")
+    if len(parts) % 2 == 0:  # comillas sin pareja: se dejan como texto
+        return html.escape(text)
+    return "".join(
+        f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts)
+    )
+
+
+def not_written(title: str, hint: str) -> Feedback:
+    """El ejercicio aún es su esqueleto (``raise NotImplementedError``)."""
+    return Feedback(title, False, [NOT_WRITTEN], hint, pending=True)
+
+
+def not_a_function(title: str, fn: Any, hint: str) -> Feedback:
+    line = f"Se esperaba una función, pero recibí {type(fn).__name__}."
+    return Feedback(title, False, [line], hint)
 
 
 def _describe(value: Any) -> str:
@@ -88,19 +151,14 @@ def check_function(
     qué pasó, sin traza.
     """
     if not callable(fn):
-        return Feedback(title, False, [f"Se esperaba una función, pero recibí {type(fn).__name__}."], hint)
+        return not_a_function(title, fn, hint)
     lines: list[str] = []
     passed = True
     for description, args, expected in cases:
         try:
             got = fn(*args)
         except NotImplementedError:
-            return Feedback(
-                title,
-                False,
-                ["Aún no has escrito la función: sustituye el `raise NotImplementedError`."],
-                hint,
-            )
+            return not_written(title, hint)
         except Exception as exc:  # el estudiante puede lanzar cualquier cosa
             passed = False
             lines.append(
@@ -118,9 +176,8 @@ def check_function(
             lines.append(f"✓ {description}")
         else:
             passed = False
-            lines.append(
-                f"✗ {description}: obtuve {_describe(got)}, se esperaba {_describe(expected)}"
-            )
+            got, expected = _describe(got), _describe(expected)
+            lines.append(f"✗ {description}: obtuve {got}, se esperaba {expected}")
     return Feedback(title, passed, lines, hint)
 
 
@@ -131,16 +188,14 @@ def is_finite_number(value: Any) -> bool:
         return False
 
 
-# --- Piezas comunes de los comprobadores con pistas para errores típicos -------------
+# --- Piezas comunes de los comprobadores con pistas para errores típicos ------------
 
 def fresh_args(args: tuple) -> tuple:
     """Copias de los argumentos: la función del estudiante puede modificarlos."""
-    import copy
-
     return tuple(copy.deepcopy(a) for a in args)
 
 
-def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9):
     """¿Coinciden forma y valores (NaN igual a NaN)? Para reconocer un error típico."""
     try:
         g = np.asarray(got, dtype=float)
@@ -152,8 +207,7 @@ def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9)
     return bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def diagnose(fn: Callable, cases, mistakes) -> str:
-    # cases: (descripción, args, esperado); mistakes: (pista, función con ese error)
+def diagnose(fn: Callable, cases: list[Case], mistakes: list[Mistake]) -> str:
     """La pista del primer error típico que ``fn`` reproduce en todos los casos."""
     for hint, wrong in mistakes:
         try:

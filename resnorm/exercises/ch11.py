@@ -1,38 +1,22 @@
 """Comprobadores de los ejercicios del apéndice «¿Cuánto cuesta normalizar?».
 
 Cada comprobador recibe la función que escribe quien estudia, la prueba con varios
-casos y devuelve un ``Feedback`` en español. Si la respuesta falla por un error típico
-(contar solo lo que se lee, usar GiB en lugar de GB, restar la media en RMSNorm...),
-la pista nombra ese error; si no, da la pista general del ejercicio.
-
-Uso en el apéndice::
-
-    from resnorm.exercises import check_effective_gbps
-
-    def gb_por_segundo(forma, segundos, itemsize=4):
-        raise NotImplementedError  # escribe aquí tu solución
-
-    check_effective_gbps(gb_por_segundo)
+casos y devuelve un ``Feedback`` en español; si falla por un error típico, la
+pista nombra ese error.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from resnorm.cost import count_sweeps, effective_gbps
-from resnorm.exercises._feedback import (
-    Feedback,
-    check_with_mistakes,
-)
+from resnorm.exercises._feedback import Case, Feedback, Mistake, check_with_mistakes
 from resnorm.numerics import rms_norm
 
 __all__ = ["check_effective_gbps", "check_rms_norm_sweeps"]
-
-Case = tuple[str, tuple, Any]
-Mistake = tuple[str, Callable]
 
 
 # --- GB/s efectivos -----------------------------------------------------------------

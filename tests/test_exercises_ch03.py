@@ -1,0 +1,67 @@
+"""Capítulo 3: los comprobadores de la media, la varianza y la desviación estándar."""
+
+from __future__ import annotations
+
+import math
+
+from resnorm.examples import VECTOR
+from resnorm.exercises import ch03
+
+
+def mean(x):
+    return sum(x) / len(x)
+
+
+def variance(x):
+    mu = mean(x)
+    return sum((v - mu) ** 2 for v in x) / len(x)
+
+
+def std(x):
+    return math.sqrt(variance(x))
+
+
+def _sample_var(x):
+    return variance(x) * len(x) / (len(x) - 1)
+
+
+SOLUTIONS = [
+    (ch03.check_mean, mean),
+    (ch03.check_variance, variance),
+    (ch03.check_std, std),
+]
+
+MISTAKES = [
+    (ch03.check_mean, lambda x: sum(x), "falta dividir"),
+    (ch03.check_mean, lambda x: sum(x) / (len(x) - 1), "len(x) − 1"),
+    (ch03.check_variance, _sample_var, "muestral"),
+    (ch03.check_variance, std, "antes de sacar la raíz"),
+    (ch03.check_variance, lambda x: sum((v - mean(x)) for v in x) / len(x),
+     "sin elevarlas al cuadrado"),
+    (ch03.check_std, lambda x: math.sqrt(_sample_var(x)), "torch.std"),
+    (ch03.check_std, variance, "falta la raíz"),
+]
+
+
+def test_an_unrecognised_mistake_gets_the_general_hint():
+    fb = ch03.check_mean(lambda x: 42.0)
+    assert not fb.passed and fb.hint.startswith("Suma todos los valores")
+
+
+def test_the_student_function_gets_copies_of_the_inputs():
+    # Una función que modifica su entrada no estropea los casos siguientes ni el
+    # diagnóstico: devuelve la suma (error típico) y luego borra el vector.
+    def mutating(x):
+        total = sum(x)
+        x[:] = 0
+        return total
+
+    fb = ch03.check_mean(mutating)
+    assert not fb.passed and "falta dividir" in fb.hint
+
+
+def test_example_sigma_is_0_1977_and_torch_std_is_0_2282():
+    # Lo que dicen el capítulo 3 y la pista de check_std.
+    x = list(VECTOR)
+    assert round(std(x), 4) == 0.1977
+    assert round(math.sqrt(_sample_var(x)), 4) == 0.2282

@@ -1,0 +1,33 @@
+"""Capítulo 9: los comprobadores de la std del flujo residual con y sin LayerNorm."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from resnorm.exercises import ch09
+
+SOLUTIONS = [
+    (ch09.check_pre_ln_stream_std, lambda n: math.sqrt(1 + n)),
+    (ch09.check_residual_stream_std, lambda n: math.sqrt(2) ** n),
+]
+
+
+def test_pre_ln_std_without_the_input_variance_is_caught():
+    fb = ch09.check_pre_ln_stream_std(lambda n: math.sqrt(n))
+    assert not fb.passed and "Te falta la entrada" in fb.hint
+
+
+def test_residual_std_given_as_variance_is_caught():
+    fb = ch09.check_residual_stream_std(lambda n: 2.0**n)
+    assert not fb.passed and "Eso es la varianza" in fb.hint
+
+
+def test_pre_ln_prediction_matches_the_experiment_within_ten_percent():
+    from resnorm.experiments import activation_std_per_layer
+
+    data = activation_std_per_layer(n_layers=24, width=256, batch_size=64, seed=0)
+    for layer in (1, 4, 24):
+        measured = data["curves"]["pre_ln"][layer]
+        assert measured == pytest.approx(math.sqrt(1 + layer), rel=0.1)
