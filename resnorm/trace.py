@@ -18,8 +18,8 @@ sus consultas, claves y valores.
 
 La FFN de ``block_trace`` usa GELU, la activación de GPT-2 y de ``resnorm.blocks``
 (la GELU exacta, con erf, la de ``torch.nn.GELU()`` por defecto); el Transformer
-original usaba ReLU. ``stack_trace`` (Capítulo 10) conserva todavía ReLU: con ella
-están calculados los valores de ese capítulo.
+original usaba ReLU. ``stack_trace`` (Capítulo 10) usa la misma GELU: una sola
+activación en todo el curso.
 """
 
 from __future__ import annotations
@@ -423,7 +423,7 @@ def stack_trace(
     Cada bloque b tiene pesos propios con semilla fija ``[seed, b]`` (varianza
     1/fan_in, γ = 1, β = 0, como al inicializar). Con un solo token, la atención
     es su proyección de valores y de salida: Atención(v) = W_O W_V v (el softmax
-    sobre una sola posición vale 1); FFN(v) = W₂ ReLU(W₁ v). Por bloque:
+    sobre una sola posición vale 1); FFN(v) = W₂ GELU(W₁ v). Por bloque:
 
     - ``order="pre"``:  x ← x + Atención(LN(x));  x ← x + FFN(LN(x)).
     - ``order="post"``: x ← LN(x + Atención(x));  x ← LN(x + FFN(x)).
@@ -466,7 +466,7 @@ def stack_trace(
             return w["w_o"] @ (w["w_v"] @ v)
 
         def ffn(v, w=w):
-            return w["w2"] @ np.maximum(w["w1"] @ v, 0.0)
+            return w["w2"] @ gelu(w["w1"] @ v)
 
         if order == "pre":
             x = x + attention(layer_norm(x, eps=eps))  # x + Atención(LN(x))
