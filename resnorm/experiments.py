@@ -1,4 +1,4 @@
-"""Experimentos pequeños, sembrados y en CPU que respaldan lo que dice el texto.
+"""Experimentos pequeños, con semilla fija y en CPU, que respaldan lo que dice el texto.
 
 Cada función corre en pocos segundos en una CPU de 2 núcleos, usa un solo hilo (para
 que el resultado no dependa de cuántos hay), siembra su propio generador sin tocar el
@@ -11,10 +11,12 @@ defecto de ``torch.nn.Linear`` (``W`` uniforme en ``±1/√fan_in``, varianza
 ``1/(3·fan_in)``): la que obtienes si apilas capas sin pensar en la escala.
 
 - Capítulo 1 «El problema de apilar capas»: ``first_layer_grad_vs_depth``,
-  ``signal_survival``.
-- Capítulo 7 «El bloque completo»: ``transformer_grad_norms``.
+  ``first_layer_grad_by_init``, ``signal_survival``, ``orthogonal_layer_control``.
+- Capítulo 7 «El bloque completo»: ``transformer_grad_norms``,
+  ``linear_post_ln_input_grad``.
 - Capítulo 9 «Profundidad: escalas y gradientes»: ``activation_std_per_layer``,
-  ``transformer_grad_norms``, ``tiny_training``.
+  ``scaled_residual_std``, ``first_layer_grad_vs_gain``, ``transformer_grad_norms``,
+  ``tiny_training``.
 """
 
 from __future__ import annotations
@@ -31,8 +33,14 @@ from resnorm.blocks import build_stack
 from resnorm.numerics import EPS
 
 __all__ = [
+    "INITS",
     "activation_std_per_layer",
+    "first_layer_grad_by_init",
     "first_layer_grad_vs_depth",
+    "first_layer_grad_vs_gain",
+    "linear_post_ln_input_grad",
+    "orthogonal_layer_control",
+    "scaled_residual_std",
     "signal_survival",
     "tiny_training",
     "transformer_grad_norms",
@@ -533,22 +541,22 @@ def transformer_grad_norms(
     entropía cruzada y se mide, en cada bloque ``l``, ``‖∂ℓ/∂W₂^(l)‖_F``, la norma del
     gradiente de la segunda matriz de la FFN (``mlp.c_proj.weight``), la que estudia
     el Teorema 1 del artículo. Cada valor es la media sobre ``n_seeds`` semillas
-    (pesos y datos distintos), porque una sola corrida es ruidosa.
+    (pesos y datos distintos), porque una sola ejecución es ruidosa.
 
-    Qué reproduce esta corrida pequeña y qué no:
+    Qué reproduce esta ejecución pequeña y qué no:
 
-    - Sí: en Pre-LN el gradiente de la última capa se achica al crecer ``L``
+    - Sí: en Pre-LN el gradiente de la última capa se encoge al crecer ``L``
       (el teorema lo acota por ``O(d·√(ln d / L))``; aquí, de 3 a 48 capas, cae
-      a menos de la mitad), mientras que en Post-LN no se achica (la cota es
+      a menos de la mitad), mientras que en Post-LN no se encoge (la cota es
       ``O(d·√(ln d))``, sin ``L``; aquí incluso crece un poco).
-    - No se reproduce la forma de cada perfil: en el artículo (§3.3, Figura 3) los gradientes de Post-LN
-      crecen con el índice de capa y los de Pre-LN son casi iguales en todas las
+    - No se reproduce la forma de cada perfil: en el artículo (§3.3, Figura 3) los
+      gradientes de Post-LN crecen con el índice de capa y los de Pre-LN son casi iguales en todas las
       capas. Aquí, con ``d_model = 64``, el perfil de Post-LN sale casi plano y el
       de Pre-LN decrece de la primera capa a la última (la primera capa no se
       achica con ``L``; las de arriba, sí). Lo que se sostiene es la comparación
       de escalas en la última capa, no la forma de cada perfil.
     - No: nada de esto entrena; el artículo conecta esas escalas con la necesidad de
-      *warm-up* en Post-LN, algo que una corrida de segundos no puede mostrar.
+      *warm-up* en Post-LN, algo que una ejecución de segundos no puede mostrar.
 
     ``n_layers`` acepta un entero o varias profundidades. Devuelve ``{"params",
     "n_layers": [L, …], "kinds", "grad_norms": {kind: {str(L): [norma por capa]}},
@@ -677,8 +685,8 @@ def tiny_training(
 ) -> dict:
     """Entrenamiento diminuto de una red profunda: curvas de pérdida por tipo de pila.
 
-    Tarea sintética sembrada: ``n_samples`` entradas ``x ∈ ℝ⁸ ~ N(0, 1)`` y objetivos
-    ``y = tanh(x A) B ∈ ℝ⁴`` de un «maestro» aleatorio, estandarizados por columna
+    Tarea sintética con semilla fija: ``n_samples`` entradas ``x ∈ ℝ⁸ ~ N(0, 1)`` y
+    objetivos ``y = tanh(x A) B ∈ ℝ⁴`` de un «maestro» aleatorio, estandarizados por columna
     (media 0, std 1: predecir siempre la media da pérdida ≈ 1). El «alumno» es
     ``Linear(8, width)`` → ``_DeepMLP(kind, depth, width)`` → ``Linear(width, 4)``,
     con la inicialización por defecto de PyTorch, entrenado con error cuadrático

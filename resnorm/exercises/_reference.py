@@ -35,7 +35,7 @@ def ln(x, eps=EPS) -> np.ndarray:
 
 
 def linear(seed: int, d: int) -> Callable:
-    """Una subcapa lineal sembrada h ↦ W h, con W ~ N(0, 1/d) (Capítulos 7 y 10)."""
+    """Subcapa lineal con semilla fija, h ↦ W h, W ~ N(0, 1/d) (Capítulos 7 y 10)."""
     w = np.random.default_rng(seed).normal(0.0, 1.0 / math.sqrt(d), (d, d))
 
     def sublayer(h):

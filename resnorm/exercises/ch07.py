@@ -68,7 +68,7 @@ def check_post_ln(fn: Callable) -> Feedback:
 
 
 def _tiny_blocks(seed: int = 0):
-    """Un bloque Pre-LN y un lote pequeños y sembrados (sin tocar el RNG global)."""
+    """Un bloque Pre-LN y un lote pequeños, con semilla fija; no toca el RNG global."""
     import torch
 
     from resnorm.blocks import PreLNBlock
@@ -92,7 +92,7 @@ def check_pre_ln_forward(fn: Callable) -> Feedback:
     inputs = []
     for seed in (0, 1):
         block, x = _tiny_blocks(seed)
-        what = f"un bloque Pre-LN sembrado (semilla {seed}), x de forma (2, 3, 8)"
+        what = f"un bloque Pre-LN con semilla fija ({seed}), x de forma (2, 3, 8)"
         inputs.append((what, (block, x)))
     with torch.no_grad():
         cases = [(d, a, a[0](a[1]).numpy()) for d, a in inputs]
