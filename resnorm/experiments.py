@@ -550,10 +550,10 @@ def transformer_grad_norms(
       a menos de la mitad), mientras que en Post-LN no se encoge (la cota es
       ``O(d·√(ln d))``, sin ``L``; aquí incluso crece un poco).
     - No se reproduce la forma de cada perfil: en el artículo (§3.3, Figura 3) los
-      gradientes de Post-LN crecen con el índice de capa y los de Pre-LN son casi iguales en todas las
-      capas. Aquí, con ``d_model = 64``, el perfil de Post-LN sale casi plano y el
-      de Pre-LN decrece de la primera capa a la última (la primera capa no se
-      achica con ``L``; las de arriba, sí). Lo que se sostiene es la comparación
+      gradientes de Post-LN crecen con el índice de capa y los de Pre-LN son casi
+      iguales en todas las capas. Aquí, con ``d_model = 64``, el perfil de Post-LN
+      sale casi plano y el de Pre-LN decrece de la primera capa a la última (la
+      primera capa no se encoge con ``L``; las de arriba, sí). Lo que se sostiene es la comparación
       de escalas en la última capa, no la forma de cada perfil.
     - No: nada de esto entrena; el artículo conecta esas escalas con la necesidad de
       *warm-up* en Post-LN, algo que una ejecución de segundos no puede mostrar.
@@ -686,8 +686,8 @@ def tiny_training(
     """Entrenamiento diminuto de una red profunda: curvas de pérdida por tipo de pila.
 
     Tarea sintética con semilla fija: ``n_samples`` entradas ``x ∈ ℝ⁸ ~ N(0, 1)`` y
-    objetivos ``y = tanh(x A) B ∈ ℝ⁴`` de un «maestro» aleatorio, estandarizados por columna
-    (media 0, std 1: predecir siempre la media da pérdida ≈ 1). El «alumno» es
+    objetivos ``y = tanh(x A) B ∈ ℝ⁴`` de un «maestro» aleatorio, estandarizados por
+    columna (media 0, std 1: predecir siempre la media da pérdida ≈ 1). El «alumno» es
     ``Linear(8, width)`` → ``_DeepMLP(kind, depth, width)`` → ``Linear(width, 4)``,
     con la inicialización por defecto de PyTorch, entrenado con error cuadrático
     medio en lotes de ``batch_size`` durante ``steps`` pasos.
