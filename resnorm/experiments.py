@@ -553,8 +553,8 @@ def transformer_grad_norms(
       gradientes de Post-LN crecen con el índice de capa y los de Pre-LN son casi
       iguales en todas las capas. Aquí, con ``d_model = 64``, el perfil de Post-LN
       sale casi plano y el de Pre-LN decrece de la primera capa a la última (la
-      primera capa no se encoge con ``L``; las de arriba, sí). Lo que se sostiene es la comparación
-      de escalas en la última capa, no la forma de cada perfil.
+      primera capa no se encoge con ``L``; las de arriba, sí). Lo que se sostiene es
+      la comparación de escalas en la última capa, no la forma de cada perfil.
     - No: nada de esto entrena; el artículo conecta esas escalas con la necesidad de
       *warm-up* en Post-LN, algo que una ejecución de segundos no puede mostrar.
 
