@@ -35,7 +35,8 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def fresh_build():
-    """La construcción de _build es la del motor actual (si no, sus números son viejos)."""
+    """La construcción de _build es la del motor actual (si no, sus números son
+    viejos)."""
     if not ENGINE_STAMP.exists():
         pytest.fail("No hay libro construido: ejecuta «make book» antes.")
     built, now = ENGINE_STAMP.read_text().strip(), engine_hash()
@@ -71,7 +72,9 @@ def executed_notebooks(fresh_build):
 def built_site(fresh_build) -> Path:
     index = BUILD_HTML / "index.html"
     if not index.exists():
-        pytest.fail("No hay sitio construido en _build/html: ejecuta «make book» antes.")
+        pytest.fail(
+            "No hay sitio construido en _build/html: ejecuta «make book» antes."
+        )
     return BUILD_HTML
 
 
@@ -95,7 +98,8 @@ def browser():
 
 @pytest.fixture()
 def page_factory(browser):
-    """Crea páginas que registran errores de consola y peticiones externas (abortadas)."""
+    """Crea páginas que registran errores de consola y peticiones externas
+    (abortadas)."""
     from tests.helpers import PageRecorder
 
     contexts = []

@@ -39,7 +39,8 @@ def chromium_args() -> list[str]:
 
 
 def launch_chromium(playwright):
-    """El Chromium de las pruebas y del banco: el del sistema, con ``CHROMIUM_FLAGS``."""
+    """El Chromium de las pruebas y del banco: el del sistema, con las opciones
+    ``CHROMIUM_FLAGS``."""
     kwargs = {"args": chromium_args()}
     if CHROMIUM.exists():
         kwargs["executable_path"] = str(CHROMIUM)
@@ -139,7 +140,9 @@ class PageRecorder:
         context.route(lambda url: not url.startswith(("blob:", "data:")), self._route)
         self.page = context.new_page()
         self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
+        self.page.on(
+            "pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}")
+        )
         self.page.on("requestfailed", self._failed)
         self.page.on("response", self._response)
 

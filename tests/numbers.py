@@ -82,7 +82,8 @@ def compare(notebook: str, name: str, value, spec: dict) -> str | None:
 
 
 def check_notebook(notebook: str, glued: dict, expected: dict) -> list[str]:
-    """Todos los problemas de un notebook: sin entrada esperada, sin pegar, fuera de rango."""
+    """Todos los problemas de un notebook: sin entrada esperada, sin pegar o fuera de
+    rango."""
     problems = []
     for name in sorted(set(glued) - set(expected)):
         problems.append(f"{notebook}: «{name}» se pega pero no tiene valor esperado")

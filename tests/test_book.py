@@ -76,11 +76,17 @@ def test_format_sci_writes_for_readers_and_parses_back():
 
 def test_show_prints_the_value_it_glues(capsys, monkeypatch):
     glued = {}
-    monkeypatch.setattr(book, "_glue", lambda name, value, display=False: glued.update({name: value}))
+    monkeypatch.setattr(
+        book, "_glue", lambda name, value, display=False: glued.update({name: value})
+    )
     book.show("media", 1.00251, label="\u03bc")
     book.show("v", [1.0, -2.5])
     book.show("g", 2.7427e-16, sci=True)
     printed = capsys.readouterr().out.splitlines()
-    assert printed == ["\u03bc = 1.0025", "v = [1.000, \u22122.500]", "g = 2.7 \u00d7 10\u207b\u00b9\u2076"]
+    assert printed == [
+        "\u03bc = 1.0025",
+        "v = [1.000, \u22122.500]",
+        "g = 2.7 \u00d7 10\u207b\u00b9\u2076",
+    ]
     assert glued == {"media": 1.00251, "v": "[1.000, \u22122.500]",
                      "g": "2.7 \u00d7 10\u207b\u00b9\u2076"}

@@ -40,7 +40,9 @@ def test_strict_build_has_zero_warnings(built_site):
     # vuelvan a salir): un registro limpio es el de una construcción completa limpia.
     assert BOOK_LOG.exists(), "make book no guardó _build/book.log"
     log = BOOK_LOG.read_text(encoding="utf-8")
-    warnings = [line for line in log.splitlines() if "WARNING" in line or "ERROR" in line]
+    warnings = [
+        line for line in log.splitlines() if "WARNING" in line or "ERROR" in line
+    ]
     assert not warnings, "\n".join(warnings)
     assert "Finished generating HTML for book" in log, log[-2000:]
     assert BOOK_LOG.stat().st_mtime >= (built_site / "index.html").stat().st_mtime - 5
@@ -70,7 +72,9 @@ def test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds(built_site
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     # Ningún notebook se volvió a ejecutar: los registros de la caché son los mismos.
     assert before_records and _cache_records(cache) == before_records
-    assert cpu < 10, f"make book sin cambios usó {cpu:.1f} s de CPU (reloj: {wall:.1f} s)"
+    assert cpu < 10, (
+        f"make book sin cambios usó {cpu:.1f} s de CPU (reloj: {wall:.1f} s)"
+    )
 
 
 def test_the_engine_stamp_is_the_makefile_hash(built_site):
@@ -84,7 +88,8 @@ PROBE_NOTEBOOK = "notebooks/prueba_cache.ipynb"
 
 
 def _minimal_copy(dst: Path) -> Path:
-    """Una copia del repositorio con un solo capítulo, que imprime un valor de resnorm."""
+    """Una copia del repositorio con un solo capítulo que imprime un valor de
+    resnorm."""
     from bench.build import copy_repo
 
     copy_repo(dst)

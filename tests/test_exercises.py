@@ -1,5 +1,5 @@
-"""Cada ejercicio tiene un comprobador: la solución del libro lo pasa (✅) y el stub vacío
-falla con un mensaje amable en español (❌), sin excepción."""
+"""Cada ejercicio tiene un comprobador: la solución del libro lo pasa (✅) y el stub
+vacío falla con un mensaje amable en español (❌), sin excepción."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ def _text(outputs) -> str:
 
 
 def _tagged(nb, tag):
-    return [c for c in nb.cells if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
+    return [
+        c for c in nb.cells
+        if c.cell_type == "code" and tag in c.metadata.get("tags", [])
+    ]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -33,7 +36,9 @@ def test_solutions_pass_and_stubs_fail_gracefully(path, executed_notebooks):
     assert solutions, f"{path.name}: ejercicios sin solución ejecutable"
     for cell in solutions:
         text = _text(cell.outputs)
-        assert "✅" in text and "❌" not in text, f"{path.name}: solución que no pasa:\n{text}"
+        assert "✅" in text and "❌" not in text, (
+            f"{path.name}: solución que no pasa:\n{text}"
+        )
     for cell in stubs:
         text = _text(cell.outputs)
         assert "❌" in text, f"{path.name}: el stub no muestra un fallo amable:\n{text}"
@@ -44,15 +49,17 @@ def test_check_function_reports_a_stub_in_spanish():
     def stub(x):
         raise NotImplementedError
 
-    fb = check_function("Media", stub, [("media de [2, 4]", ([2, 4],), 3.0)], "suma y divide")
+    case = [("media de [2, 4]", ([2, 4],), 3.0)]
+    fb = check_function("Media", stub, case, "suma y divide")
     assert not fb and "Aún no has escrito la función" in str(fb)
     assert "Pista: suma y divide" in str(fb)
 
 
 def test_check_function_reports_wrong_values_and_exceptions():
-    fb = check_function("Media", lambda x: sum(x), [("media de [2, 4]", ([2, 4],), 3.0)], "")
+    case = [("media de [2, 4]", ([2, 4],), 3.0)]
+    fb = check_function("Media", lambda x: sum(x), case, "")
     assert not fb and "obtuve 6" in str(fb) and "se esperaba 3" in str(fb)
-    fb = check_function("Media", lambda x: 1 / 0, [("media de [2, 4]", ([2, 4],), 3.0)], "")
+    fb = check_function("Media", lambda x: 1 / 0, case, "")
     assert not fb and "ZeroDivisionError" in str(fb)
     fb = check_function("Media", lambda x: None, [("media", ([2, 4],), 3.0)], "")
     assert "return" in str(fb)
