@@ -131,7 +131,7 @@ book-step:
 
 test: book test-deps lab-deps
 	$(PY) tests/install_system_deps.py
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=30
 
 # El bucle de trabajo: pruebas de unidades y propiedades y lint, sin navegador, sin
 # construir el libro y sin ejecutar notebooks (menos de un minuto).
