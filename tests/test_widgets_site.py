@@ -66,8 +66,8 @@ def rendered(browser, site_url):
             if FORBIDDEN.search(text):
                 shown = FORBIDDEN.search(text).group()
                 problems.append(f"{rel}: el widget muestra {shown!r}")
-        found = rec.console_errors + rec.failed + rec.external
-        problems += [f"{rel}: {e}" for e in found]
+        issues = rec.console_errors + rec.failed + rec.external
+        problems += [f"{rel}: {e}" for e in issues]
         context.close()
     return found, problems
 
