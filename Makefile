@@ -135,7 +135,8 @@ test: book test-deps lab-deps
 
 # El bucle de trabajo: pruebas de unidades y propiedades y lint, sin navegador, sin
 # construir el libro y sin ejecutar notebooks (menos de un minuto).
-check: test-deps
+# (node_modules: el diccionario inglés del corrector ortográfico.)
+check: test-deps node_modules/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider
 
