@@ -51,8 +51,9 @@ def fresh_build():
 def executed_notebooks(fresh_build):
     """Cada notebook del libro tal como lo ejecutó «make book» (una sola ejecución).
 
-    Los lee de ``_build/jupyter_execute``; comprueba que sus celdas son las del
-    notebook fuente y que el motor no cambió desde entonces.
+    Los lee de la caché de ejecución (``_build/.jupyter_cache``), que los identifica
+    por sus celdas: un notebook editado después de la construcción no se encuentra.
+    ``fresh_build`` comprueba además que el motor no cambió desde entonces.
     """
     cache: dict[str, object] = {}
 

@@ -97,9 +97,9 @@ def built_notebook(path: Path):
             nbformat.read(path, as_version=4)
         )
     except KeyError:
-        rel = path.resolve().relative_to(ROOT)
         raise RuntimeError(
-            f"{rel} cambió después de la última construcción: ejecuta «make book»."
+            f"{path.name} cambió después de la última construcción (o no se "
+            "construyó): ejecuta «make book»."
         ) from None
     return nb
 

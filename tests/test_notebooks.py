@@ -68,6 +68,27 @@ def test_notebook_ran_top_to_bottom_without_errors(path, executed_notebooks):
     assert not errors, f"{path.name}: celdas con error: {errors}"
 
 
+@pytest.mark.build
+def test_a_notebook_edited_after_the_build_is_not_read_from_the_cache(
+    tmp_path, executed_notebooks
+):
+    # Las pruebas nunca leen salidas de otro código: si el fuente cambió, la caché
+    # no tiene esa ejecución y se pide «make book».
+    import nbformat
+
+    from tests.helpers import built_notebook
+
+    path = NOTEBOOKS[0]
+    assert executed_notebooks(path).cells  # el original sí está
+    nb = nbformat.read(path, as_version=4)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.source += "\nx_editado = 1"
+    edited = tmp_path / path.name
+    nbformat.write(nb, edited)
+    with pytest.raises(RuntimeError, match="make book"):
+        built_notebook(edited)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_imports_resnorm_and_keeps_logic_there(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
