@@ -34,20 +34,22 @@ SCREENSHOTS = ROOT / "_build" / "capturas"
 WEIGHTS_REPORT = ROOT / "_build" / "pesos-por-pagina.txt"
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-WIDGET_SCRIPTS = (
-    "/js/widgets-estaticos.js",
-    "/vendor/embed-amd.js",
-    "/vendor/require.min.js",
-    "/vendor/anywidget/",
-)
+# Los widgets se dibujan con el cargador propio del curso, nada más.
+WIDGET_SCRIPTS = ("/js/widgets-estaticos.js",)
 MATHJAX_SCRIPT = "/vendor/mathjax/tex-chtml.js"
 # LaTeX sin renderizar en el texto visible: MathJax no llegó a dibujar una fórmula.
 RAW_LATEX = ("$$", "\\frac", "\\sqrt")
 # Lo que el sitio no debe descargar nunca: los iconos van en _static/iconos/.
+# Tampoco el gestor de widgets que el cargador sustituyó (require.js, embed-amd.js,
+# el anywidget AMD).
 FORBIDDEN = (
     "/scripts/fontawesome.js",
     "/vendor/fontawesome/webfonts/",
     "@jupyter-widgets",
+    "/vendor/embed-amd.js",
+    "/vendor/require.min.js",
+    "/vendor/anywidget/",
+    "/js/require-config.js",
 )
 
 # Textos de interfaz en inglés (sensible a mayúsculas; palabra completa). No incluye
