@@ -122,7 +122,8 @@ book-step:
 	$(JCACHE) project -p $(CACHE) execute --executor local-parallel --timeout 300 \
 	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }
 	@grep -E "Execution (Successful|Excepted)" _build/execute.log \
-	  | sed -E 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' || true
+	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
+	  -e 's/Successful:/ejecutado:/; s/Excepted:/con error:/' || true
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) 2>&1 \
 	  | tee $(BOOK_LOG) || { rm -f _build/.doctrees/environment.pickle; exit 1; }
 	@echo
