@@ -130,9 +130,23 @@ book-step:
 	@echo "Libro construido en $(HTML)/index.html"
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
-test: book test-deps lab-deps
+test: test-setup
 	$(PY) tests/install_system_deps.py
 	$(PY) -m pytest --durations=30
+
+# El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
+# (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
+# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log.
+.PHONY: test-setup
+test-setup:
+	@mkdir -p _build
+	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
+	$(MAKE) --no-print-directory book test-deps; status=$$?; \
+	if ! wait $$lab; then \
+	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
+	  tail -30 _build/lab-deps.log; exit 1; \
+	fi; \
+	exit $$status
 
 # El bucle de trabajo: pruebas de unidades y propiedades y lint, sin navegador, sin
 # construir el libro y sin ejecutar notebooks (menos de un minuto).
