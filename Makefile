@@ -82,15 +82,81 @@ deps: $(VENV)/.deps
 test-deps: $(VENV)/.test-deps
 vendor: _assets/vendor/.copied
 
+# La caché de ejecución (jupyter-cache) identifica cada notebook solo por sus celdas:
+# no sabe que el notebook importa resnorm. Por eso el motor tiene su propia huella
+# (todos los archivos de resnorm/ y requirements.txt, en orden fijo): si no coincide
+# con la guardada junto a la caché, se borran la caché, los notebooks ejecutados y el
+# entorno de Sphinx, y todo se vuelve a ejecutar. «make -s engine-hash» la imprime.
+CACHE := _build/.jupyter_cache
+ENGINE_STAMP := _build/.engine-hash
+BOOK_LOG := _build/book.log
+ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' \
+  ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
+  sha256sum requirements.txt; } | sha256sum | cut -c1-16)
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+JCACHE := $(VENV)/bin/jcache
+JB_FLAGS ?= -W -n --keep-going --quiet
+
+.PHONY: engine-hash book-step check lint
+engine-hash:
+	@echo $(ENGINE_HASH)
+
 book: deps vendor
-	$(VENV)/bin/jupyter-book build . -W -n --keep-going --quiet
+	@$(MAKE) --no-print-directory book-step
+
+# El paso del libro, sin instalar nada (lo usa también el banco de medidas):
+# 1. si el motor cambió, caché fuera; 2. los notebooks pendientes se ejecutan en
+# paralelo (un proceso por núcleo) en la misma caché que lee jupyter-book; 3. la
+# construcción estricta, con su registro en $(BOOK_LOG). Si falla, se borra el entorno
+# de Sphinx: la siguiente construcción vuelve a leerlo todo y repite los avisos.
+book-step:
+	@hash=$(ENGINE_HASH); \
+	if [ "$$(cat $(ENGINE_STAMP) 2>/dev/null)" != "$$hash" ]; then \
+	  if [ -e $(ENGINE_STAMP) ]; then \
+	    echo "resnorm/ o requirements.txt cambiaron: se vuelven a ejecutar los notebooks"; \
+	  fi; \
+	  rm -rf $(CACHE) _build/jupyter_execute _build/.doctrees; \
+	fi; \
+	mkdir -p $(CACHE); echo "$$hash" > $(ENGINE_STAMP)
+	$(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS) > /dev/null
+	$(JCACHE) project -p $(CACHE) execute --executor local-parallel --timeout 300 \
+	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }
+	@grep -E "Execution (Successful|Excepted)" _build/execute.log \
+	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
+	  -e 's/Successful:/ejecutado:/; s/Excepted:/con error:/' || true
+	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) 2>&1 \
+	  | tee $(BOOK_LOG) || { rm -f _build/.doctrees/environment.pickle; exit 1; }
 	@echo
 	@echo "Libro construido en $(HTML)/index.html"
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
-test: book test-deps lab-deps
+test: test-setup
 	$(PY) tests/install_system_deps.py
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=30
+
+# El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
+# (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
+# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log.
+.PHONY: test-setup
+test-setup:
+	@mkdir -p _build
+	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
+	$(MAKE) --no-print-directory book test-deps; status=$$?; \
+	if ! wait $$lab; then \
+	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
+	  tail -30 _build/lab-deps.log; exit 1; \
+	fi; \
+	exit $$status
+
+# El bucle de trabajo: pruebas de unidades y propiedades y lint, sin navegador, sin
+# construir el libro y sin ejecutar notebooks (menos de un minuto).
+# (node_modules: el diccionario inglés del corrector ortográfico.)
+check: test-deps node_modules/.installed
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider
+
+lint: test-deps
+	$(VENV)/bin/ruff check .
 
 serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)

@@ -198,15 +198,11 @@ def main(argv=None) -> int:
 def run_browser(args, results, html_dir: Path, sections, section) -> None:
     from playwright.sync_api import sync_playwright
 
-    from tests.helpers import CHROMIUM_FLAGS
+    from tests.helpers import launch_chromium
 
-    executable = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     pages = pages_mod.site_pages(html_dir)
     with serve(html_dir) as site_url, sync_playwright() as p:
-        kwargs = {"args": list(CHROMIUM_FLAGS)}
-        if Path(executable).exists():
-            kwargs["executable_path"] = executable
-        browser = p.chromium.launch(**kwargs)
+        browser = launch_chromium(p)
         try:
             if "pages" in sections:
                 results["pages"] = section("pages", lambda: pages_mod.bench_pages(

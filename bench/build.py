@@ -3,9 +3,12 @@
 Todo ocurre en una copia temporal del repositorio, para no tocar el ``_build`` de
 nadie: «en frío» es sin ``_build`` (caché de ejecución vacía, todos los notebooks se
 ejecutan); «en caliente» es volver a construir sin cambios, o después de tocar una
-página markdown. La orden es la de ``make book`` (``jupyter-book build . -W -n
---keep-going --quiet``); los pasos ``deps`` y ``vendor`` de ``make`` no hacen nada
-cuando ya están al día y no se cuentan.
+página markdown. La orden es el paso del libro de ``make book`` (``make book-step``:
+huella del motor, notebooks en paralelo con jupyter-cache y ``jupyter-book build -W
+-n --keep-going``), con el entorno ``.venv`` de este repositorio; los pasos ``deps`` y
+``vendor`` no hacen nada cuando ya están al día y no se cuentan. Cada construcción
+anota el reloj y el tiempo de CPU (usuario + sistema de todos sus procesos): en una
+máquina cargada, la CPU dice cuánto trabajo hubo y el reloj cuánto se esperó.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -22,8 +26,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-JUPYTER_BOOK = Path(sys.executable).with_name("jupyter-book")
-BUILD_ARGS = ["build", ".", "-W", "-n", "--keep-going", "--quiet"]
+VENV = Path(sys.prefix).resolve()
+BUILD_ARGS = ["make", "--no-print-directory", "book-step", f"VENV={VENV}"]
 IGNORE = shutil.ignore_patterns(
     "_build", ".venv*", "node_modules", ".git", ".pytest_cache", ".hypothesis",
     "__pycache__", "*.egg-info", ".ipynb_checkpoints", "results.json",
@@ -75,19 +79,22 @@ def copy_repo(dst: Path) -> Path:
 
 def run_build(cwd: Path, lock_path: str | None = None) -> dict:
     """Una construcción en ``cwd``: segundos (sin esperar el candado) y si fue bien."""
-    env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="Agg")
+    # PYTHONPATH: el núcleo importa el resnorm de la copia, no el instalado (-e).
+    env = dict(os.environ, PYTHONPATH=str(cwd))
     with lock(lock_path):
         load = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(
-            [str(JUPYTER_BOOK), *BUILD_ARGS], cwd=cwd, env=env,
-            capture_output=True, text=True,
+            BUILD_ARGS, cwd=cwd, env=env, capture_output=True, text=True,
         )
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
     return {
-        "seconds": seconds, "ok": proc.returncode == 0, "returncode": proc.returncode,
-        "load_before": load, "log_tail": tail,
+        "seconds": seconds, "cpu_s": cpu, "ok": proc.returncode == 0,
+        "returncode": proc.returncode, "load_before": load, "log_tail": tail,
     }
 
 
@@ -129,7 +136,7 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
     """
     tmp = Path(tempfile.mkdtemp(prefix="resnorm-bench-"))
     work = copy_repo(tmp / "repo")
-    cold, warm_noop, warm_touch, runs = [], [], [], []
+    cold, cold_cpu, warm_noop, warm_touch, runs = [], [], [], [], []
     per_notebook: dict[str, list[float]] = {}
     for i in range(cold_runs):
         shutil.rmtree(work / "_build", ignore_errors=True)
@@ -137,6 +144,7 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
         run = run_build(work, lock_path)
         runs.append({"kind": "cold", **run})
         cold.append(run["seconds"])
+        cold_cpu.append(run["cpu_s"])
         for name, seconds in notebook_times(work).items():
             per_notebook.setdefault(name, []).append(seconds)
     touched = None
@@ -158,7 +166,9 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
         "cold_s": cold,
         "warm_noop_s": warm_noop,
         "warm_touch_s": warm_touch,
+        "cold_cpu_s": cold_cpu,
         "cold_median_s": median(cold),
+        "cold_cpu_median_s": median(cold_cpu),
         "warm_noop_median_s": median(warm_noop),
         "warm_touch_median_s": median(warm_touch),
         "touched_page": touched,
@@ -168,7 +178,7 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
         "runs": runs,
         "html": str(work / "_build" / "html"),
         "tmp": str(tmp),
-        "command": "jupyter-book " + " ".join(BUILD_ARGS),
+        "command": " ".join(BUILD_ARGS),
     }
 
 

@@ -3,8 +3,8 @@
 Para cada widget de ``resnorm.widgets`` se busca una página del libro que lo muestre
 (el estado guardado nombra su clase en ``_anywidget_id``). Si ninguna lo muestra
 todavía, se mide en una página mínima propia que lo monta con el mismo mecanismo que
-el libro: estado guardado + ``require.js`` + el gestor de widgets ``embed-amd.js`` +
-anywidget, todo desde el ``_static`` del sitio construido (sin el tema del libro).
+el libro: el estado guardado y el cargador estático del curso
+(``_static/js/widgets-estaticos.js``), desde el sitio construido (sin el tema).
 
 Cada evento es una pulsación real de teclado (Playwright) sobre un control del
 widget. En la página, un oyente de ``keydown`` (fase de captura) apunta
@@ -152,9 +152,7 @@ def widgets_in_site(html_dir: Path, pages: list[str]) -> dict[str, str]:
 MINIMAL_PAGE = """<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><title>{title}</title>
 <script type="application/vnd.jupyter.widget-state+json">{state}</script>
-<script src="_static/vendor/require.min.js"></script>
-<script src="_static/js/require-config.js"></script>
-<script src="_static/vendor/embed-amd.js"></script>
+<script src="_static/js/widgets-estaticos.js" defer></script>
 </head><body><main>
 <div class="cell_output">
 <script type="application/vnd.jupyter.widget-view+json">{view}</script>

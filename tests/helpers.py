@@ -12,8 +12,15 @@ import nbformat
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD_HTML = ROOT / "_build" / "html"
+BUILD = ROOT / "_build"
+BUILD_HTML = BUILD / "html"
+# Lo que deja «make book»: la caché con los notebooks ejecutados (salidas y valores),
+# la huella del motor con la que se ejecutaron y el registro de la construcción.
+CACHE = BUILD / ".jupyter_cache"
+ENGINE_STAMP = BUILD / ".engine-hash"
+BOOK_LOG = BUILD / "book.log"
 CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT", "180"))
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -29,6 +36,15 @@ CHROMIUM_FLAGS = [
 
 def chromium_args() -> list[str]:
     return list(CHROMIUM_FLAGS)
+
+
+def launch_chromium(playwright):
+    """El Chromium de las pruebas y del banco: el del sistema, con las opciones
+    ``CHROMIUM_FLAGS``."""
+    kwargs = {"args": chromium_args()}
+    if CHROMIUM.exists():
+        kwargs["executable_path"] = str(CHROMIUM)
+    return playwright.chromium.launch(**kwargs)
 
 
 def toc_files() -> list[str]:
@@ -52,6 +68,40 @@ def notebook_paths() -> list[Path]:
     """Los notebooks que el índice del libro incluye."""
     paths = [ROOT / f"{f}.ipynb" for f in toc_files()]
     return [p for p in paths if p.exists()]
+
+
+def engine_hash() -> str:
+    """La huella del motor (resnorm/ y requirements.txt), calculada por el Makefile."""
+    import subprocess
+
+    out = subprocess.run(
+        ["make", "-s", "--no-print-directory", "engine-hash"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    return out.stdout.strip()
+
+
+def built_notebook(path: Path):
+    """El notebook que ejecutó la última construcción, leído de la caché de ejecución.
+
+    La caché identifica cada notebook por sus celdas: si el fuente cambió después de
+    «make book», no hay coincidencia y se avisa (las pruebas leerían salidas de otro
+    código). La huella del motor la comprueba ``fresh_build`` (tests/conftest.py).
+    """
+    from jupyter_cache import get_cache
+
+    if not CACHE.exists():
+        raise FileNotFoundError("No hay caché de ejecución: ejecuta «make book».")
+    try:
+        _, nb = get_cache(str(CACHE)).merge_match_into_notebook(
+            nbformat.read(path, as_version=4)
+        )
+    except KeyError:
+        raise RuntimeError(
+            f"{path.name} cambió después de la última construcción (o no se "
+            "construyó): ejecuta «make book»."
+        ) from None
+    return nb
 
 
 def execute_notebook(path: Path, timeout: int = CELL_TIMEOUT):
@@ -90,7 +140,9 @@ class PageRecorder:
         context.route(lambda url: not url.startswith(("blob:", "data:")), self._route)
         self.page = context.new_page()
         self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
+        self.page.on(
+            "pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}")
+        )
         self.page.on("requestfailed", self._failed)
         self.page.on("response", self._response)
 

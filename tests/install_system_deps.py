@@ -2,8 +2,8 @@
 español de hunspell (paquetes de Debian).
 
 - Como root (así corre CI): ``apt-get install`` de lo que falte.
-- Sin root: no instala nada del sistema; si falta Chromium y no estamos en CI, intenta el
-  navegador propio de Playwright (solo donde la red lo permita).
+- Sin root: no instala nada del sistema; si falta Chromium y no estamos en CI, intenta
+  el navegador propio de Playwright (solo donde la red lo permita).
 """
 
 from __future__ import annotations

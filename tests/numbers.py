@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from resnorm.book import parse_numbers
+from tests.prose import prose_text
 
 EXPECTED_FILE = Path(__file__).with_name("expected_values.toml")
 ALLOWED_FILE = Path(__file__).with_name("allowed_numbers.toml")
@@ -82,7 +83,8 @@ def compare(notebook: str, name: str, value, spec: dict) -> str | None:
 
 
 def check_notebook(notebook: str, glued: dict, expected: dict) -> list[str]:
-    """Todos los problemas de un notebook: sin entrada esperada, sin pegar, fuera de rango."""
+    """Todos los problemas de un notebook: sin entrada esperada, sin pegar o fuera de
+    rango."""
     problems = []
     for name in sorted(set(glued) - set(expected)):
         problems.append(f"{notebook}: «{name}» se pega pero no tiene valor esperado")
@@ -97,31 +99,17 @@ def check_notebook(notebook: str, glued: dict, expected: dict) -> list[str]:
 
 # --- Números escritos a mano en la prosa -------------------------------------------
 
-_STRIP = [
-    re.compile(r"```.*?```", re.S),                  # bloques de código
-    re.compile(r"~~~.*?~~~", re.S),
-    re.compile(r"\$\$.*?\$\$", re.S),                # matemáticas en bloque
-    re.compile(r"(?<!\\)\$[^$\n]+?\$"),              # matemáticas en línea
-    re.compile(r"\{glue(?::\w*)?\}`[^`]*`"),         # roles glue
-    re.compile(r"\{[\w:-]+\}`[^`]*`"),               # otros roles ({cite}, {doc}…)
-    re.compile(r"`[^`\n]*`"),                        # código en línea
-    re.compile(r"<!--.*?-->", re.S),                 # comentarios HTML
-    re.compile(r"\]\([^)]*\)"),                      # destinos de enlaces
-    re.compile(r"https?://\S+"),                     # URLs
-    re.compile(r"^:[\w-]+:.*$", re.M),               # opciones de directivas
-]
 DECIMAL_RE = re.compile(r"(?<![\w.])[-\u2212]?\d+[.,]\d+(?:[eE][-+]?\d+)?(?![\w])")
 
 
-def strip_non_prose(text: str) -> str:
-    for pattern in _STRIP:
-        text = pattern.sub(" ", text)
-    return text
-
-
 def hand_typed_decimals(text: str) -> list[str]:
-    """Los números decimales escritos a mano en un texto de prosa MyST."""
-    return DECIMAL_RE.findall(strip_non_prose(text))
+    """Los números decimales escritos a mano en la prosa de un texto MyST.
+
+    La prosa la extrae ``tests/prose.py`` (el mismo extractor que el corrector
+    ortográfico): fuera quedan código, matemáticas, roles (``{glue:text}``...),
+    opciones de directivas, destinos de enlaces y URLs.
+    """
+    return DECIMAL_RE.findall(prose_text(text))
 
 
 def load_allowed(path: Path = ALLOWED_FILE) -> list[dict]:

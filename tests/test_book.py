@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import re
 import sys
+import types
 
 import matplotlib
 
@@ -34,11 +35,27 @@ def test_glue_number_rejects_vectors():
         book.glue_number("v", [1.0, 2.0])
 
 
-def test_glue_without_myst_nb_does_nothing(monkeypatch):
-    # En Colab o un JupyterHub no está myst-nb: pegar no debe romper el capítulo.
+def test_glue_without_myst_nb_shows_nothing_and_show_still_prints(monkeypatch, capsys):
+    # En Colab o un JupyterHub no está myst-nb: pegar no debe romper el capítulo ni
+    # mostrar nada, y show() sigue imprimiendo el valor para el alumno.
     monkeypatch.setitem(sys.modules, "myst_nb", None)
-    assert book.glue_number("x", 1.5) is None
-    assert book.glue_vector("v", [1.0, 2.0]) is None
+    book.glue_number("x", 1.5)
+    book.glue_vector("v", [1.0, 2.0])
+    book.show("m", 1.00251, label="\u03bc")
+    assert capsys.readouterr().out == "\u03bc = 1.0025\n"
+
+
+def test_glue_with_myst_nb_passes_a_python_float_or_formatted_text(monkeypatch):
+    calls = []
+
+    def glue(name, value, display=False):
+        calls.append((name, value, display))
+
+    monkeypatch.setitem(sys.modules, "myst_nb", types.SimpleNamespace(glue=glue))
+    book.glue_number("x", np.float32(1.5))
+    book.glue_vector("v", [1.0, 2.0])
+    assert calls == [("x", 1.5, False), ("v", "[1.000, 2.000]", False)]
+    assert type(calls[0][1]) is float
 
 
 def _figure():
@@ -76,11 +93,17 @@ def test_format_sci_writes_for_readers_and_parses_back():
 
 def test_show_prints_the_value_it_glues(capsys, monkeypatch):
     glued = {}
-    monkeypatch.setattr(book, "_glue", lambda name, value, display=False: glued.update({name: value}))
+    monkeypatch.setattr(
+        book, "_glue", lambda name, value, display=False: glued.update({name: value})
+    )
     book.show("media", 1.00251, label="\u03bc")
     book.show("v", [1.0, -2.5])
     book.show("g", 2.7427e-16, sci=True)
     printed = capsys.readouterr().out.splitlines()
-    assert printed == ["\u03bc = 1.0025", "v = [1.000, \u22122.500]", "g = 2.7 \u00d7 10\u207b\u00b9\u2076"]
+    assert printed == [
+        "\u03bc = 1.0025",
+        "v = [1.000, \u22122.500]",
+        "g = 2.7 \u00d7 10\u207b\u00b9\u2076",
+    ]
     assert glued == {"media": 1.00251, "v": "[1.000, \u22122.500]",
                      "g": "2.7 \u00d7 10\u207b\u00b9\u2076"}

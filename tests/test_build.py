@@ -1,60 +1,145 @@
-"""La construcción estricta (-W -n --keep-going) termina sin un solo aviso, y una
-reconstrucción sin cambios es rápida gracias a la caché de ejecución."""
+"""La construcción: estricta y sin avisos, rápida cuando nada cambió, y nunca con
+números viejos cuando cambia el motor (``resnorm/``).
+
+Ninguna prueba de aquí vuelve a construir el libro entero: la estricta lee el registro
+que guardó «make book» (``_build/book.log``) y la de la caché trabaja sobre una copia
+mínima del repositorio con un solo capítulo.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import secrets
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import BOOK_LOG, BUILD, ENGINE_STAMP, ROOT, engine_hash
 
-JB = Path(sys.executable).parent / "jupyter-book"
+VENV = Path(os.environ.get("VIRTUAL_ENV") or ROOT / ".venv").resolve()
 
 
-def _build(out: Path) -> subprocess.CompletedProcess:
+def _make(*args: str, cwd: Path = ROOT, timeout: int = 900, env=None):
     return subprocess.run(
-        [str(JB), "build", str(ROOT), "-W", "-n", "--keep-going", "--path-output", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, MPLBACKEND="Agg"),
-        timeout=1800,
+        ["make", "--no-print-directory", *args, f"VENV={VENV}"],
+        cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        env=dict(os.environ, **(env or {})),
     )
 
 
 @pytest.mark.build
-def test_strict_build_has_zero_warnings(tmp_path, built_site):
-    # Construcción completa en otra carpeta; comparte la caché de ejecución del libro.
-    result = _build(tmp_path)
-    log = result.stdout + result.stderr
-    warnings = [line for line in log.splitlines() if "WARNING" in line or "ERROR" in line]
-    assert result.returncode == 0, log[-4000:]
+def test_strict_build_has_zero_warnings(built_site):
+    # «make book» construye con -W -n --keep-going y guarda aquí lo que dijo Sphinx;
+    # si falla, borra el entorno para que la próxima vez se relea todo (y los avisos
+    # vuelvan a salir): un registro limpio es el de una construcción completa limpia.
+    assert BOOK_LOG.exists(), "make book no guardó _build/book.log"
+    log = BOOK_LOG.read_text(encoding="utf-8")
+    warnings = [
+        line for line in log.splitlines() if "WARNING" in line or "ERROR" in line
+    ]
     assert not warnings, "\n".join(warnings)
-    assert (tmp_path / "_build" / "html" / "index.html").exists()
+    assert "Finished generating HTML for book" in log, log[-2000:]
+    assert BOOK_LOG.stat().st_mtime >= (built_site / "index.html").stat().st_mtime - 5
+
+
+def _cache_records(cache: Path) -> list[tuple]:
+    from jupyter_cache import get_cache
+
+    return sorted(
+        (r.uri, r.hashkey, r.created.isoformat())
+        for r in get_cache(str(cache)).list_cache_records()
+    )
 
 
 @pytest.mark.build
-def test_warm_rebuild_takes_under_10_seconds(built_site):
+def test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds(built_site):
     # Se mide el tiempo de CPU de los procesos hijos (usuario + sistema): es el trabajo
     # que hace la reconstrucción, y no depende de cuánto esté cargada la máquina.
+    cache = BUILD / ".jupyter_cache"
+    before_records = _cache_records(cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run(
-        ["make", "book"], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
+    result = _make("book", timeout=600)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    assert "Executing" not in result.stdout, "la caché de ejecución no se reutilizó"
-    assert cpu < 10, f"make book sin cambios usó {cpu:.1f} s de CPU (reloj: {wall:.1f} s)"
+    # Ningún notebook se volvió a ejecutar: los registros de la caché son los mismos.
+    assert before_records and _cache_records(cache) == before_records
+    assert cpu < 10, (
+        f"make book sin cambios usó {cpu:.1f} s de CPU (reloj: {wall:.1f} s)"
+    )
+
+
+def test_the_engine_stamp_is_the_makefile_hash(built_site):
+    assert ENGINE_STAMP.read_text().strip() == engine_hash()
+
+
+# --- La caché depende del motor ------------------------------------------------------
+
+PROBE_MODULE = "resnorm/_marca_prueba.py"
+PROBE_NOTEBOOK = "notebooks/prueba_cache.ipynb"
+
+
+def _minimal_copy(dst: Path) -> Path:
+    """Una copia del repositorio con un solo capítulo que imprime un valor de
+    resnorm."""
+    from bench.build import copy_repo
+
+    copy_repo(dst)
+    for nb in (dst / "notebooks").glob("*.ipynb"):
+        nb.unlink()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3", "display_name": "Python 3", "language": "python",
+    }
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Prueba de la caché"),
+        nbformat.v4.new_code_cell(
+            "from resnorm._marca_prueba import VALOR\nprint(f'valor = {VALOR}')"
+        ),
+    ]
+    nbformat.write(nb, dst / PROBE_NOTEBOOK)
+    (dst / "_toc.yml").write_text(
+        f"format: jb-book\nroot: {PROBE_NOTEBOOK.removesuffix('.ipynb')}\n",
+        encoding="utf-8",
+    )
+    return dst
+
+
+def _book_step(repo: Path) -> str:
+    # Sin -W: la copia mínima deja sin destino enlaces de otras páginas.
+    # El resnorm del entorno es el de ROOT (instalado con «pip install -e»): el núcleo
+    # debe importar el de la copia.
+    result = _make(
+        "book-step", "JB_FLAGS=-n --keep-going --quiet", cwd=repo,
+        env={"PYTHONPATH": str(repo)},
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    page = repo / "_build" / "html" / PROBE_NOTEBOOK.replace(".ipynb", ".html")
+    return page.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_changing_resnorm_re_executes_the_notebooks(tmp_path):
+    repo = _minimal_copy(tmp_path / "repo")
+    first, second = secrets.token_hex(4), secrets.token_hex(4)
+    probe = repo / PROBE_MODULE
+    probe.write_text(f"VALOR = {first!r}\n", encoding="utf-8")
+    assert f"valor = {first}" in _book_step(repo)
+
+    # El notebook no cambia; solo el motor. Sin la huella, jupyter-cache serviría la
+    # ejecución anterior y Sphinx no volvería a leer la página.
+    probe.write_text(f"VALOR = {second!r}\n", encoding="utf-8")
+    html = _book_step(repo)
+    assert f"valor = {second}" in html, "la página muestra el valor viejo de resnorm"
+    assert f"valor = {first}" not in html
 
 
 def test_makefile_and_ci_use_the_readme_commands():
@@ -66,4 +151,27 @@ def test_makefile_and_ci_use_the_readme_commands():
         if line.strip() and not line.lstrip().startswith(("#", "set ", "cd "))
     ]
     assert commands == ["make test"], commands
-    assert shutil.which("make")
+
+
+def test_the_makefile_hashes_every_engine_file(tmp_path):
+    # La huella cambia con cualquier archivo de resnorm/ (no solo .py) y con los
+    # requisitos fijados; no cambia con los notebooks ni con las pruebas.
+    repo = tmp_path / "repo"
+    (repo / "resnorm" / "widgets").mkdir(parents=True)
+    shutil.copy(ROOT / "Makefile", repo / "Makefile")
+    (repo / "requirements.txt").write_text("numpy==1\n")
+    (repo / "resnorm" / "widgets" / "w.js").write_text("export default {};\n")
+    (repo / "notebooks").mkdir()
+
+    def stamp() -> str:
+        out = _make("-s", "engine-hash", cwd=repo)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    base = stamp()
+    (repo / "notebooks" / "a.ipynb").write_text(json.dumps({}))
+    assert stamp() == base
+    (repo / "resnorm" / "widgets" / "w.js").write_text("export default {a: 1};\n")
+    changed_js = stamp()
+    (repo / "requirements.txt").write_text("numpy==2\n")
+    assert len({base, changed_js, stamp()}) == 3

@@ -122,11 +122,22 @@ def test_time_once_returns_wall_and_cpu_seconds_and_page_faults():
 
 
 # --- Relaciones entre tiempos (misma corrida) --------------------------------------
+#
+# Cocientes con margen, nunca «a < b» a secas: en una máquina cargada de 2 núcleos dos
+# tiempos parecidos se cruzan. Cada margen es bastante menor que el cociente que se
+# mide en una máquina tranquila (entre paréntesis, el de referencia) y bastante mayor
+# que 1. Las cifras exactas son del banco (``make bench``), no de las pruebas.
+
+MARGIN = 1.2
 
 
 @pytest.fixture(scope="module")
 def measured():
     return cost.measure_norms((2048, 1024), repeats=7, warmup=1, seed=0)
+
+
+def _ratio(rows, slow: str, fast: str) -> float:
+    return rows[slow]["cpu_s"] / rows[fast]["cpu_s"]
 
 
 def test_measure_norms_returns_one_flat_row_per_method(measured):
@@ -146,12 +157,14 @@ def test_measure_norms_restores_torch_threads():
 
 
 def test_the_copy_is_the_fastest(measured):
+    # Copiar a un búfer es el límite: cualquier normalización tarda más (≈ 2,7× o más).
     rows = cost.rows_by_method(measured)
     copy = min(rows["copy_into"]["cpu_s"], rows["copy_new"]["cpu_s"])
-    for key, r in rows.items():
-        if not cost.METHODS[key][2]:
-            assert r["cpu_s"] > copy, f"{key} más rápido que copiar el array"
-            assert r["vs_copy"] > 1 and r["gbps"] < cost._copy_limit(measured)
+    slow = {
+        key: round(r["cpu_s"] / copy, 2) for key, r in rows.items()
+        if not cost.METHODS[key][2] and r["cpu_s"] < MARGIN * copy
+    }
+    assert not slow, f"normalizaciones casi tan rápidas como copiar: {slow}"
 
 
 def test_fewer_sweeps_take_less_time_with_the_same_style(measured):
@@ -159,14 +172,17 @@ def test_fewer_sweeps_take_less_time_with_the_same_style(measured):
     # LayerNorm ingenua (tráfico 8) > RMSNorm ingenua (5) > copia a un búfer (2).
     assert rows["naive_layer_norm"]["arrays"] > rows["naive_rms_norm"]["arrays"]
     assert rows["naive_rms_norm"]["arrays"] > rows["copy_into"]["arrays"]
-    assert rows["naive_layer_norm"]["cpu_s"] > rows["naive_rms_norm"]["cpu_s"]
-    assert rows["naive_rms_norm"]["cpu_s"] > rows["copy_into"]["cpu_s"]
+    ln_rms = _ratio(rows, "naive_layer_norm", "naive_rms_norm")  # (≈ 1,7×)
+    rms_copy = _ratio(rows, "naive_rms_norm", "copy_into")  # (≈ 5×)
+    assert ln_rms > MARGIN, f"LayerNorm ingenua solo {ln_rms:.2f}× RMSNorm ingenua"
+    assert rms_copy > MARGIN, f"RMSNorm ingenua solo {rms_copy:.2f}× la copia"
 
 
 def test_the_fused_kernel_beats_the_naive_recipe(measured):
     rows = cost.rows_by_method(measured)
     assert rows["torch_layer_norm"]["sweeps"] == 1
-    assert rows["naive_layer_norm"]["cpu_s"] > rows["torch_layer_norm"]["cpu_s"]
+    fused = _ratio(rows, "naive_layer_norm", "torch_layer_norm")  # (≈ 2,4×)
+    assert fused > MARGIN, f"la receta ingenua solo tarda {fused:.2f}× el kernel"
 
 
 def test_resnorm_rows_are_timed_but_not_counted(measured):

@@ -1,8 +1,9 @@
 """Los capítulos son fuentes: se guardan sin salidas y cada uno corre solo, de arriba
-abajo, en un núcleo nuevo."""
+abajo, en un núcleo nuevo (la ejecución de «make book», leída de su caché)."""
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -36,26 +37,113 @@ def test_notebook_is_committed_without_outputs(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     dirty = [
         i for i, cell in enumerate(nb["cells"])
-        if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count"))
+        if cell["cell_type"] == "code"
+        and (cell.get("outputs") or cell.get("execution_count"))
     ]
-    assert not dirty, f"{path.name}: celdas con salidas o contador de ejecución: {dirty}"
-    assert "widgets" not in nb.get("metadata", {}), f"{path.name}: estado de widgets guardado"
+    assert not dirty, (
+        f"{path.name}: celdas con salidas o contador de ejecución: {dirty}"
+    )
+    assert "widgets" not in nb.get("metadata", {}), (
+        f"{path.name}: estado de widgets guardado"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_top_to_bottom_on_a_fresh_kernel(path, executed_notebooks):
+def test_notebook_ran_top_to_bottom_without_errors(path, executed_notebooks):
+    # La ejecución de «make book» (núcleo nuevo, de arriba abajo): cada celda de código
+    # no vacía se ejecutó, en orden, y ninguna dejó un error.
     nb = executed_notebooks(path)
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    assert code, f"{path.name}: sin celdas de código"
+    counts = [c.get("execution_count") for c in code]
+    assert counts == list(range(1, len(code) + 1)), (
+        f"{path.name}: celdas sin ejecutar o fuera de orden: {counts}"
+    )
     errors = [
-        out for cell in nb.cells if cell.cell_type == "code"
-        for out in cell.get("outputs", []) if out.get("output_type") == "error"
+        (i, out.get("ename"))
+        for i, cell in enumerate(code)
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
     ]
-    assert not errors
-    assert any(cell.cell_type == "code" for cell in nb.cells)
+    assert not errors, f"{path.name}: celdas con error: {errors}"
+
+
+@pytest.mark.build
+def test_a_notebook_edited_after_the_build_is_not_read_from_the_cache(
+    tmp_path, executed_notebooks
+):
+    # Las pruebas nunca leen salidas de otro código: si el fuente cambió, la caché
+    # no tiene esa ejecución y se pide «make book».
+    import nbformat
+
+    from tests.helpers import built_notebook
+
+    path = NOTEBOOKS[0]
+    assert executed_notebooks(path).cells  # el original sí está
+    nb = nbformat.read(path, as_version=4)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.source += "\nx_editado = 1"
+    edited = tmp_path / path.name
+    nbformat.write(nb, edited)
+    with pytest.raises(RuntimeError, match="make book"):
+        built_notebook(edited)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_imports_resnorm_and_keeps_logic_there(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
-    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    code = "\n".join(
+        "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"
+    )
     assert "resnorm" in code, f"{path.name} no importa resnorm"
     assert "sys.path" not in code, f"{path.name}: nada de trucos con sys.path"
+
+
+# --- Celdas «hide-input» --------------------------------------------------------------
+
+
+def _is_glue_call(node: ast.stmt) -> bool:
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name.startswith("glue")
+
+
+def holds_learner_code(source: str) -> bool:
+    """Si una celda tiene algo más que importaciones, llamadas a ``glue*`` y blancos."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return True  # magias de IPython u otra cosa: no es «solo glue»
+    return any(
+        not isinstance(node, (ast.Import, ast.ImportFrom)) and not _is_glue_call(node)
+        for node in tree.body
+    )
+
+
+def test_learner_code_detector():
+    assert not holds_learner_code("import numpy as np\n\nglue('a', 1.0)\n")
+    assert not holds_learner_code("from myst_nb import glue\nbook.glue_number('x', m)")
+    assert not holds_learner_code("# solo un comentario\n")
+    assert holds_learner_code("x = layer_norm(v)\nglue('x', x)")
+    assert holds_learner_code("show('mu', mean(x), label='μ')")
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="los capítulos se convierten a resnorm.book.show en otras ramas",
+)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_hide_input_cells_hold_learner_code(path):
+    # Una celda «hide-input» muestra su salida y esconde el código tras un botón: si
+    # solo pega valores, el botón abre una celda sin nada que aprender (va en una
+    # celda «remove-cell»).
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    empty = [
+        i for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code"
+        and "hide-input" in c.get("metadata", {}).get("tags", [])
+        and not holds_learner_code("".join(c["source"]))
+    ]
+    assert not empty, f"{path.name}: celdas hide-input sin código del curso: {empty}"

@@ -34,18 +34,22 @@ SCREENSHOTS = ROOT / "_build" / "capturas"
 WEIGHTS_REPORT = ROOT / "_build" / "pesos-por-pagina.txt"
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-WIDGET_SCRIPTS = (
-    "/js/widgets-estaticos.js",
-    "/vendor/embed-amd.js",
-    "/vendor/require.min.js",
-    "/vendor/anywidget/",
-)
+# Los widgets se dibujan con el cargador propio del curso, nada más.
+WIDGET_SCRIPTS = ("/js/widgets-estaticos.js",)
 MATHJAX_SCRIPT = "/vendor/mathjax/tex-chtml.js"
+# LaTeX sin renderizar en el texto visible: MathJax no llegó a dibujar una fórmula.
+RAW_LATEX = ("$$", "\\frac", "\\sqrt")
 # Lo que el sitio no debe descargar nunca: los iconos van en _static/iconos/.
+# Tampoco el gestor de widgets que el cargador sustituyó (require.js, embed-amd.js,
+# el anywidget AMD).
 FORBIDDEN = (
     "/scripts/fontawesome.js",
     "/vendor/fontawesome/webfonts/",
     "@jupyter-widgets",
+    "/vendor/embed-amd.js",
+    "/vendor/require.min.js",
+    "/vendor/anywidget/",
+    "/js/require-config.js",
 )
 
 # Textos de interfaz en inglés (sensible a mayúsculas; palabra completa). No incluye
@@ -237,6 +241,8 @@ class PageReport:
     images_dark: list[dict] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    raw_latex: list[str] = field(default_factory=list)
     screenshot: Path | None = None
 
     @property
@@ -331,6 +337,8 @@ def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageRepo
         # aplica el modo de color; luego cambiamos a oscuro).
         page.add_style_tag(content=NO_TRANSITIONS)
         report.scan = page.evaluate(SCAN_JS, SCAN_ATTRIBUTES)
+        text = page.locator("main, article, body").first.inner_text()
+        report.raw_latex = [m for m in RAW_LATEX if m in text]
         page.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
         report.axe = _run_axe(page)
         if report.has_widgets:
@@ -359,6 +367,7 @@ def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageRepo
         ]
         report.console_errors = list(rec.console_errors)
         report.external = list(rec.external)
+        report.failed = list(rec.failed)
     finally:
         context.close()
     return report
@@ -592,17 +601,21 @@ def test_every_icon_is_in_the_trimmed_icon_fonts(rel, visit):
     )
 
 
-# --- 6. Sin peticiones externas ni errores (también en estas visitas) ---------------
+# --- 6. Sin peticiones externas, sin fallos, sin errores y con las fórmulas dibujadas -
 
 
 @pytest.mark.parametrize("rel", PAGES)
-def test_page_stays_offline_and_error_free(rel, visit):
+def test_page_is_offline_clean_and_renders_math(rel, visit):
     report = visit(rel)
     assert not report.external, (
         f"{rel}: peticiones fuera de 127.0.0.1: {report.external}"
     )
+    assert not report.failed, f"{rel}: peticiones fallidas: {report.failed}"
     assert not report.console_errors, (
         f"{rel}: errores de consola: {report.console_errors}"
+    )
+    assert not report.raw_latex, (
+        f"{rel}: LaTeX sin renderizar visible: {report.raw_latex}"
     )
 
 

@@ -8,25 +8,19 @@ el widget debe seguir respondiendo y sin errores en la consola.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import resnorm
+from bench.server import serve
 from resnorm import widgets
 from resnorm.trace import block_trace
+from tests.helpers import CHROMIUM
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 FORBIDDEN = re.compile(r"NaN|undefined|Infinity|\[object")
 
 pytestmark = [
@@ -123,20 +117,8 @@ def site(tmp_path_factory):
     divs = "\n".join(f'<div id="{name}"></div>' for name in WIDGETS)
     (root / "index.html").write_text(PAGE.format(css=css, divs=divs), encoding="utf-8")
     (root / "harness.mjs").write_text(HARNESS, encoding="utf-8")
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", states
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(root) as url:
+        yield url, states
 
 
 @pytest.fixture(scope="module")

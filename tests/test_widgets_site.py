@@ -1,6 +1,7 @@
-"""Los widgets responden en la web estática, sin núcleo y sin red: en el sitio construido,
-servido en 127.0.0.1 con todo lo demás abortado, Playwright escribe, mueve y pulsa en cada
-widget con el teclado y lee el resultado, que cambia y coincide con ``resnorm``."""
+"""Los widgets responden en la web estática, sin núcleo y sin red: en el sitio
+construido, servido en 127.0.0.1 con todo lo demás abortado, Playwright escribe, mueve
+y pulsa en cada widget con el teclado y lee el resultado, que cambia y coincide con
+``resnorm``."""
 
 from __future__ import annotations
 
@@ -35,12 +36,14 @@ def _widget_pages() -> list[str]:
 
 
 def _numbers(text: str) -> list[float]:
-    return [float(t.replace("\u2212", "-")) for t in re.findall(r"[\u2212-]?\d+\.\d+", text)]
+    found = re.findall(r"[\u2212-]?\d+\.\d+", text)
+    return [float(t.replace("\u2212", "-")) for t in found]
 
 
 @pytest.fixture(scope="module")
 def rendered(browser, site_url):
-    """Cada página con widgets, abierta una vez: qué widgets se dibujaron en cada una."""
+    """Cada página con widgets, abierta una vez: qué widgets se dibujaron en cada
+    una."""
     from tests.helpers import PageRecorder
 
     found: dict[str, list[str]] = {}
@@ -61,8 +64,10 @@ def rendered(browser, site_url):
         for section in page.locator("section.rn-widget").all():
             text = section.inner_text()
             if FORBIDDEN.search(text):
-                problems.append(f"{rel}: el widget muestra {FORBIDDEN.search(text).group()!r}")
-        problems += [f"{rel}: {e}" for e in rec.console_errors + rec.failed + rec.external]
+                shown = FORBIDDEN.search(text).group()
+                problems.append(f"{rel}: el widget muestra {shown!r}")
+        issues = rec.console_errors + rec.failed + rec.external
+        problems += [f"{rel}: {e}" for e in issues]
         context.close()
     return found, problems
 
@@ -97,7 +102,9 @@ def _clean(rec, root):
     assert not rec.console_errors and not rec.external and not rec.failed
 
 
-def test_calculator_responds_to_typing_with_a_decimal_comma(page_factory, site_url, rendered):
+def test_calculator_responds_to_typing_with_a_decimal_comma(
+    page_factory, site_url, rendered
+):
     rec, page, root = _open(page_factory, site_url, rendered, "rn-meanstd")
     live = root.locator("[aria-live=polite]").first
     before = live.inner_text()
