@@ -1,9 +1,10 @@
 """Un GPT diminuto a nivel de carácter, con y sin cada pieza (Capítulo 10).
 
-El modelo es el de GPT-2 y nanoGPT en pequeño: embeddings de token y de posición, una
-pila de bloques con autoatención causal y FFN (las piezas de ``resnorm.blocks``) y una
-capa lineal que da la probabilidad del carácter siguiente. Aprende del propio texto del
-curso (``resnorm.data``). Lo único que cambia entre configuraciones es el bloque:
+El modelo es el de GPT-2 y nanoGPT en pequeño: un embedding de token y otro de
+posición, una pila de bloques con autoatención causal y FFN (las piezas de
+``resnorm.blocks``) y una capa lineal que da la probabilidad del carácter siguiente.
+Aprende del propio texto del curso (``resnorm.data``). Lo único que cambia entre
+configuraciones es el bloque:
 
 - ``"plain"``: sin atajo ni LayerNorm, ``x ← Attn(x)``, ``x ← FFN(x)``;
 - ``"ln_only"``: LayerNorm sin atajo, ``x ← LN(Attn(x))``, ``x ← LN(FFN(x))``;
@@ -68,7 +69,7 @@ class CharDataset:
     """El corpus como índices de carácter, con su vocabulario y la partición.
 
     El vocabulario son los caracteres distintos del texto, ordenados; ``encode`` y
-    ``decode`` pasan de texto a índices y vuelta. El primer ``1 - val_fraction`` del
+    ``decode`` pasan de texto a índices y vuelta. El primer ``1 − val_fraction`` del
     texto es el de entrenamiento y el resto el de validación (sin mezclar: la
     validación son párrafos que el modelo nunca ve).
     """
@@ -91,14 +92,15 @@ class CharDataset:
         return "".join(self.chars[int(i)] for i in ids)
 
     def batch(self, batch_size: int, block_size: int, gen: torch.Generator):
-        """Un lote de ventanas al azar del texto de entrenamiento: ``(B, T)`` y ``(B, T)``."""
-        starts = torch.randint(len(self.train) - block_size, (batch_size,), generator=gen)
+        """Ventanas al azar de train, entradas y objetivos: ``(B, T)`` y ``(B, T)``."""
+        n = len(self.train) - block_size
+        starts = torch.randint(n, (batch_size,), generator=gen)
         x = torch.stack([self.train[s:s + block_size] for s in starts.tolist()])
         y = torch.stack([self.train[s + 1:s + 1 + block_size] for s in starts.tolist()])
         return x, y
 
     def val_windows(self, block_size: int):
-        """Todas las ventanas sin solapar del texto de validación: ``(N, T)`` y ``(N, T)``."""
+        """Las ventanas sin solapar del texto de validación: ``(N, T)``, ``(N, T)``."""
         n = (len(self.val) - 1) // block_size
         x = self.val[:n * block_size].view(n, block_size)
         y = self.val[1:n * block_size + 1].view(n, block_size)
@@ -165,8 +167,8 @@ def _make_block(config: str, d_model: int, n_heads: int, d_ff: int) -> nn.Module
 class TinyGPT(nn.Module):
     """GPT de caracteres: ``logits = lm_head(ln_f(bloques(wte[x] + wpe[t])))``.
 
-    Los embeddings empiezan con desviación estándar 0.02, como en GPT-2 y nanoGPT;
-    los bloques y ``lm_head``, con la inicialización por defecto de PyTorch.
+    Las tablas de embedding empiezan con desviación estándar 0.02, como en GPT-2 y
+    nanoGPT; los bloques y ``lm_head``, con la inicialización por defecto de PyTorch.
     ``ln_f`` es una LayerNorm solo en ``"pre_ln"`` (las demás no la tienen o ya
     terminan en una). ``block_forward(block, x)``, si se da, sustituye al ``forward``
     de cada bloque: así el ejercicio del capítulo quita una pieza de un modelo que
@@ -205,7 +207,10 @@ class TinyGPT(nn.Module):
     @torch.no_grad()
     def generate(self, idx: torch.Tensor, n_chars: int, gen: torch.Generator,
                  temperature: float = 1.0) -> torch.Tensor:
-        """Añade ``n_chars`` caracteres muestreados de ``softmax(logits / temperature)``."""
+        """Añade ``n_chars`` caracteres sorteados con ``softmax(logits / temperature)``.
+
+        Formas: ``(B, T₀)`` → ``(B, T₀ + n_chars)``.
+        """
         for _ in range(n_chars):
             logits = self(idx[:, -self.block_size:])[:, -1] / temperature  # (B, V)
             probs = F.softmax(logits, dim=-1)
@@ -260,8 +265,8 @@ def train_gpt(
     AdamW (tasa ``lr``, el resto por defecto) durante ``steps`` pasos de lotes
     ``(batch_size, block_size)``; con ``warmup > 0`` la tasa sube en línea recta de
     ``lr / warmup`` a ``lr`` en los primeros ``warmup`` pasos. Pérdida: entropía
-    cruzada del carácter siguiente, en nats. La validación usa todas las ventanas del
-    texto de validación, cada ``eval_every`` pasos y al final.
+    cruzada del carácter siguiente, con logaritmo natural. La validación usa todas las
+    ventanas del texto de validación, cada ``eval_every`` pasos y al final.
 
     La semilla fija los pesos iniciales, el orden de los lotes (un generador propio,
     igual para todas las configuraciones) y el muestreo de los textos generados, que
@@ -358,7 +363,7 @@ def gpt_comparison(configs: Sequence[str] = CONFIGS, seed: int = 0, **kwargs) ->
 
 def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
                    **kwargs) -> dict:
-    """Post-LN a una tasa mayor, sin calentamiento y con él; Pre-LN sin él (Capítulo 10).
+    """Post-LN a una tasa mayor, sin calentamiento y con él; Pre-LN sin él (Cap. 10).
 
     Xiong et al. (2020) explican por qué Post-LN necesita calentamiento y Pre-LN no.
     Devuelve ``{"lr", "warmup", "runs": {"post_ln", "post_ln_warmup", "pre_ln"}}``,
@@ -417,7 +422,7 @@ def plot_val_losses(ax, runs: dict, unigram: float, labels: dict | None = None,
     ax.set_facecolor("white")
     ax.set_title(title)
     ax.set_xlabel("Paso de entrenamiento")
-    ax.set_ylabel("Entropía cruzada (nats)")
+    ax.set_ylabel("Entropía cruzada (logaritmo natural)")
     ax.grid(True, color="#dddddd", linewidth=0.8)
     for name, run in runs.items():
         style = _series_style(run["config"])
@@ -441,7 +446,8 @@ def alt_text_val_losses(runs: dict, unigram: float, labels: dict | None = None) 
     for name, run in runs.items():
         label = _series_style(run["config"])["label"]
         if labels and name in labels:
-            label = labels[name] if isinstance(labels[name], str) else labels[name]["label"]
+            given = labels[name]
+            label = given if isinstance(given, str) else given["label"]
         curve = run["val_loss"]
         parts.append(f"{label}: de {format_magnitude(curve[0])} a "
                      f"{format_magnitude(curve[-1])}.")
@@ -449,7 +455,7 @@ def alt_text_val_losses(runs: dict, unigram: float, labels: dict | None = None) 
 
 
 def show_figure_with_caption(fig, alt: str, caption: str) -> None:
-    """Como ``resnorm.book.show_figure``, con un pie numerado debajo («Figura 10.1 — …»)."""
+    """Como ``resnorm.book.show_figure``, con un pie numerado («Figura 10.1 — …»)."""
     import html
 
     from IPython.display import display

@@ -9,7 +9,7 @@ editando, y cualquiera puede regenerarlo byte a byte desde el repositorio::
     python -m resnorm.data.make_corpus --check   # solo comprueba que coincide
 
 Se quita todo lo que no es prosa: código (bloques y ``en línea``), fórmulas ($…$ y
-$$…$$), HTML/SVG, tablas, enlaces (queda su texto), roles de MyST (``{term}`x``` deja
+$$…$$), HTML/SVG, tablas, enlaces (queda su texto), roles del libro (``{term}`x``` deja
 ``x``; ``{glue:text}``, ``{cite:p}`` y similares desaparecen) y las líneas de opciones
 de las directivas. Cada párrafo queda en una línea.
 """
@@ -71,7 +71,8 @@ def markdown_of(path: str, text: str) -> str:
     import json
 
     cells = json.loads(text)["cells"]
-    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return "\n\n".join(markdown)
 
 
 def _strip_blocks(markdown: str) -> list[str]:
@@ -135,7 +136,7 @@ def _clean_inline(text: str) -> str:
 
 
 def prose(markdown: str) -> list[str]:
-    """Los párrafos de prosa de un texto MyST, cada uno en una sola línea."""
+    """Los párrafos de prosa de una página del libro, cada uno en una sola línea."""
     paragraphs, current = [], []
     for line in _strip_blocks(markdown) + [""]:
         starts_item = re.match(r"^\s*(?:[-*+]|\d+\.)\s+", line)

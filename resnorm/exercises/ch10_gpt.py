@@ -34,7 +34,7 @@ __all__ = [
 Case = tuple[str, tuple, Any]
 
 
-# --- 1. La pérdida de solo frecuencias -------------------------------------------------------
+# --- 1. La pérdida de solo frecuencias ---------------------------------------------
 
 
 def _unigram(train, val, vocab_size):
@@ -52,9 +52,10 @@ def check_unigram_loss(fn: Callable) -> Feedback:
     train = rng.integers(0, 6, size=200).tolist()
     val = rng.integers(0, 6, size=50).tolist()
     cases: list[Case] = [
-        ("tres caracteres, «aab» y valida con «ab»", ([0, 0, 1], [0, 1], 3),
+        ("train [0, 0, 1] y val [0, 1], vocabulario de 3", ([0, 0, 1], [0, 1], 3),
          _unigram([0, 0, 1], [0, 1], 3)),
-        ("200 caracteres de un vocabulario de 6", (train, val, 6), _unigram(train, val, 6)),
+        ("200 caracteres de un vocabulario de 6", (train, val, 6),
+         _unigram(train, val, 6)),
         ("un carácter que no sale en train (vocabulario de 8)", (train, val + [7], 8),
          _unigram(train, val + [7], 8)),
     ]
@@ -78,8 +79,8 @@ def check_unigram_loss(fn: Callable) -> Feedback:
          "probabilidad 0 y su −log es infinito.", without_smoothing),
         ("Cuentas las frecuencias en val: el modelo solo puede aprenderlas de train.",
          frequencies_of_val),
-        ("Usas logaritmo en base 2 (bits); la pérdida de PyTorch va en nats: np.log.",
-         log2),
+        ("Usas logaritmo en base 2 (bits); la pérdida de PyTorch usa el logaritmo "
+         "natural: np.log.", log2),
         ("Eso es ln V, la pérdida de adivinar al azar: aquí cada carácter tiene la "
          "probabilidad de su frecuencia.", uniform),
     ]
