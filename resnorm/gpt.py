@@ -462,6 +462,9 @@ def show_figure_with_caption(fig, alt: str, caption: str) -> None:
 
     from resnorm.book import figure_html
 
-    body = (f'<figure class="curso-figura-con-pie">{figure_html(fig, alt)}'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    # El pie va en negro sobre blanco, como la figura, en modo claro y en oscuro.
+    style = "background:#ffffff;color:#1a1a1a;padding:0.2em 0.5em;margin:0"
+    body = (f'<figure class="curso-figura-con-pie" style="margin:0">'
+            f"{figure_html(fig, alt)}"
+            f'<figcaption style="{style}">{html.escape(caption)}</figcaption></figure>')
     display({"text/html": body, "text/plain": caption}, raw=True)
