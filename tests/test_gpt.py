@@ -174,6 +174,9 @@ def test_without_shortcut_the_gpt_stays_at_the_frequency_loss(runs_by_seed, seed
 def test_with_shortcut_the_gpt_ends_well_below_the_frequency_loss(runs_by_seed, seed):
     comparison, _, _ = runs_by_seed[seed]
     unigram = comparison["unigram_loss"]
+    # Todas parten de cerca de ln V, la pérdida de repartir la probabilidad por igual.
+    start = [r["val_loss"][0] for r in comparison["runs"].values()]
+    assert max(abs(s - np.log(comparison["vocab_size"])) for s in start) < 0.5
     for config in WITH_SHORTCUT:
         final = comparison["runs"][config]["final_val_loss"]
         assert final < unigram - 0.3, (config, seed)
