@@ -1,0 +1,470 @@
+"""Un GPT diminuto a nivel de carácter, con y sin cada pieza (Capítulo 10).
+
+El modelo es el de GPT-2 y nanoGPT en pequeño: un embedding de token y otro de
+posición, una pila de bloques con autoatención causal y FFN (las piezas de
+``resnorm.blocks``) y una capa lineal que da la probabilidad del carácter siguiente.
+Aprende del propio texto del curso (``resnorm.data``). Lo único que cambia entre
+configuraciones es el bloque:
+
+- ``"plain"``: sin atajo ni LayerNorm, ``x ← Attn(x)``, ``x ← FFN(x)``;
+- ``"ln_only"``: LayerNorm sin atajo, ``x ← LN(Attn(x))``, ``x ← LN(FFN(x))``;
+- ``"residual"``: atajo sin LayerNorm, ``x ← x + Attn(x)``, ``x ← x + FFN(x)``;
+- ``"post_ln"``: ``PostLNBlock``, ``x ← LN(x + Attn(x))``, ``x ← LN(x + FFN(x))``;
+- ``"pre_ln"``: ``PreLNBlock``, ``x ← x + Attn(LN(x))``, ``x ← x + FFN(LN(x))``, y
+  la LayerNorm final ``ln_f`` tras el último bloque.
+
+Todas las configuraciones parten de los mismos pesos (misma semilla, los módulos se
+crean en el mismo orden y LayerNorm no sortea nada), ven los mismos lotes en el mismo
+orden y usan el mismo optimizador (AdamW).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from resnorm.blocks import MLP, MultiHeadSelfAttention, PostLNBlock, PreLNBlock
+
+__all__ = [
+    "CONFIGS",
+    "CONFIG_LABELS",
+    "CharDataset",
+    "TinyGPT",
+    "gpt_comparison",
+    "known_word_fraction",
+    "alt_text_val_losses",
+    "lr_sensitivity",
+    "plot_val_losses",
+    "show_figure_with_caption",
+    "train_gpt",
+    "unigram_loss",
+]
+
+CONFIGS = ("plain", "ln_only", "residual", "post_ln", "pre_ln")
+# Los nombres de las series en las figuras del curso (``resnorm.plots.KIND_STYLE``).
+CONFIG_LABELS = {
+    "plain": "Plana (sin atajo)",
+    "ln_only": "Plana con LN",
+    "residual": "Residual sin LN",
+    "post_ln": "Post-LN",
+    "pre_ln": "Pre-LN",
+}
+# El tamaño de la sonda del capítulo: cabe en unos segundos de CPU por modelo.
+DEFAULTS = dict(n_layers=6, d_model=32, n_heads=4, block_size=32, batch_size=16,
+                steps=150, lr=3e-3)
+PROMPT = "La conexión residual"
+
+
+# --- Datos ----------------------------------------------------------------------------
+
+
+class CharDataset:
+    """El corpus como índices de carácter, con su vocabulario y la partición.
+
+    El vocabulario son los caracteres distintos del texto, ordenados; ``encode`` y
+    ``decode`` pasan de texto a índices y vuelta. El primer ``1 − val_fraction`` del
+    texto es el de entrenamiento y el resto el de validación (sin mezclar: la
+    validación son párrafos que el modelo nunca ve).
+    """
+
+    def __init__(self, text: str, val_fraction: float = 0.1) -> None:
+        self.chars = sorted(set(text))
+        self.stoi = {c: i for i, c in enumerate(self.chars)}
+        data = torch.tensor(self.encode(text), dtype=torch.long)
+        n_train = int(len(data) * (1 - val_fraction))
+        self.train, self.val = data[:n_train], data[n_train:]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.chars)
+
+    def encode(self, text: str) -> list[int]:
+        return [self.stoi[c] for c in text]
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[int(i)] for i in ids)
+
+    def batch(self, batch_size: int, block_size: int, gen: torch.Generator):
+        """Ventanas al azar de train, entradas y objetivos: ``(B, T)`` y ``(B, T)``."""
+        n = len(self.train) - block_size
+        starts = torch.randint(n, (batch_size,), generator=gen)
+        x = torch.stack([self.train[s:s + block_size] for s in starts.tolist()])
+        y = torch.stack([self.train[s + 1:s + 1 + block_size] for s in starts.tolist()])
+        return x, y
+
+    def val_windows(self, block_size: int):
+        """Las ventanas sin solapar del texto de validación: ``(N, T)``, ``(N, T)``."""
+        n = (len(self.val) - 1) // block_size
+        x = self.val[:n * block_size].view(n, block_size)
+        y = self.val[1:n * block_size + 1].view(n, block_size)
+        return x, y
+
+
+def unigram_loss(dataset: CharDataset) -> float:
+    """Pérdida de validación de predecir solo la frecuencia de cada carácter.
+
+    ``−(1/N) Σ log p(c_i)``, con ``p`` las frecuencias del texto de entrenamiento
+    (más 1 por carácter, para que ninguno tenga probabilidad 0). Es lo que consigue un
+    modelo que no mira el contexto: la referencia de «no ha aprendido nada más».
+    Capítulo 10.
+    """
+    counts = torch.bincount(dataset.train, minlength=dataset.vocab_size).double() + 1
+    log_p = torch.log(counts / counts.sum())
+    return float(-log_p[dataset.val[1:]].mean())
+
+
+def _dataset(val_fraction: float = 0.1) -> CharDataset:
+    from resnorm.data import load_corpus
+
+    return CharDataset(load_corpus(), val_fraction)
+
+
+# --- Modelo ---------------------------------------------------------------------------
+
+
+class VariantBlock(nn.Module):
+    """Un bloque al que le faltan piezas: ``"plain"``, ``"ln_only"`` o ``"residual"``.
+
+    Usa la misma atención causal y la misma FFN que ``PostLNBlock`` y ``PreLNBlock``,
+    creadas en el mismo orden, así que con la misma semilla tiene los mismos pesos.
+
+    Formas: ``(B, T, C)`` → ``(B, T, C)``.
+    """
+
+    def __init__(self, config: str, d_model: int, n_heads: int, d_ff: int,
+                 eps: float = 1e-5) -> None:
+        super().__init__()
+        self.config = config
+        self.attn = MultiHeadSelfAttention(d_model, n_heads, causal=True)
+        self.mlp = MLP(d_model, d_ff)
+        norm = config == "ln_only"
+        self.ln_1 = nn.LayerNorm(d_model, eps=eps) if norm else nn.Identity()
+        self.ln_2 = nn.LayerNorm(d_model, eps=eps) if norm else nn.Identity()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.config == "residual":
+            x = x + self.attn(x)
+            return x + self.mlp(x)
+        x = self.ln_1(self.attn(x))  # sin atajo: la subcapa sustituye a x
+        return self.ln_2(self.mlp(x))
+
+
+def _make_block(config: str, d_model: int, n_heads: int, d_ff: int) -> nn.Module:
+    if config == "post_ln":
+        return PostLNBlock(d_model, n_heads, d_ff, causal=True)
+    if config == "pre_ln":
+        return PreLNBlock(d_model, n_heads, d_ff, causal=True)
+    return VariantBlock(config, d_model, n_heads, d_ff)
+
+
+class TinyGPT(nn.Module):
+    """GPT de caracteres: ``logits = lm_head(ln_f(bloques(wte[x] + wpe[t])))``.
+
+    Las tablas de embedding empiezan con desviación estándar 0.02, como en GPT-2 y
+    nanoGPT; los bloques y ``lm_head``, con la inicialización por defecto de PyTorch.
+    ``ln_f`` es una LayerNorm solo en ``"pre_ln"`` (las demás no la tienen o ya
+    terminan en una). ``block_forward(block, x)``, si se da, sustituye al ``forward``
+    de cada bloque: así el ejercicio del capítulo quita una pieza de un modelo que
+    funciona. Capítulo 10.
+
+    Formas: ``(B, T)`` índices → ``(B, T, vocab_size)`` logits.
+    """
+
+    def __init__(self, config: str, vocab_size: int, n_layers: int = 6,
+                 d_model: int = 32, n_heads: int = 4, block_size: int = 32,
+                 block_forward: Callable | None = None) -> None:
+        super().__init__()
+        if config not in CONFIGS:
+            raise ValueError(f"config debe ser una de {CONFIGS}, no {config!r}")
+        self.config = config
+        self.block_size = block_size
+        self.block_forward = block_forward
+        self.wte = nn.Embedding(vocab_size, d_model)
+        self.wpe = nn.Embedding(block_size, d_model)
+        nn.init.normal_(self.wte.weight, std=0.02)
+        nn.init.normal_(self.wpe.weight, std=0.02)
+        self.blocks = nn.ModuleList(
+            _make_block(config, d_model, n_heads, 4 * d_model) for _ in range(n_layers)
+        )
+        self.ln_f = nn.LayerNorm(d_model) if config == "pre_ln" else nn.Identity()
+        self.lm_head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        B, T = idx.shape
+        pos = torch.arange(T, device=idx.device)
+        x = self.wte(idx) + self.wpe(pos)  # (B, T, C)
+        for block in self.blocks:
+            x = block(x) if self.block_forward is None else self.block_forward(block, x)
+        return self.lm_head(self.ln_f(x))  # (B, T, vocab_size)
+
+    @torch.no_grad()
+    def generate(self, idx: torch.Tensor, n_chars: int, gen: torch.Generator,
+                 temperature: float = 1.0) -> torch.Tensor:
+        """Añade ``n_chars`` caracteres sorteados con ``softmax(logits / temperature)``.
+
+        Formas: ``(B, T₀)`` → ``(B, T₀ + n_chars)``.
+        """
+        for _ in range(n_chars):
+            logits = self(idx[:, -self.block_size:])[:, -1] / temperature  # (B, V)
+            probs = F.softmax(logits, dim=-1)
+            idx = torch.cat([idx, torch.multinomial(probs, 1, generator=gen)], dim=1)
+        return idx
+
+
+# --- Entrenamiento --------------------------------------------------------------------
+
+
+@contextmanager
+def _isolated(seed: int, threads: int) -> Iterator[None]:
+    """Hilos fijos, semilla propia y el estado aleatorio global intacto al salir."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@torch.no_grad()
+def _val_loss(model: TinyGPT, x: torch.Tensor, y: torch.Tensor) -> float:
+    model.eval()
+    logits = model(x)
+    model.train()
+    return float(F.cross_entropy(logits.flatten(0, 1), y.flatten()))
+
+
+def train_gpt(
+    config: str,
+    steps: int = DEFAULTS["steps"],
+    lr: float = DEFAULTS["lr"],
+    warmup: int = 0,
+    n_layers: int = DEFAULTS["n_layers"],
+    d_model: int = DEFAULTS["d_model"],
+    n_heads: int = DEFAULTS["n_heads"],
+    block_size: int = DEFAULTS["block_size"],
+    batch_size: int = DEFAULTS["batch_size"],
+    eval_every: int = 25,
+    n_samples: int = 2,
+    sample_chars: int = 80,
+    seed: int = 0,
+    threads: int = 1,
+    block_forward: Callable | None = None,
+    dataset: CharDataset | None = None,
+) -> dict:
+    """Entrena un ``TinyGPT`` de la configuración ``config`` y devuelve datos simples.
+
+    AdamW (tasa ``lr``, el resto por defecto) durante ``steps`` pasos de lotes
+    ``(batch_size, block_size)``; con ``warmup > 0`` la tasa sube en línea recta de
+    ``lr / warmup`` a ``lr`` en los primeros ``warmup`` pasos. Pérdida: entropía
+    cruzada del carácter siguiente, con logaritmo natural. La validación usa todas las
+    ventanas del texto de validación, cada ``eval_every`` pasos y al final.
+
+    La semilla fija los pesos iniciales, el orden de los lotes (un generador propio,
+    igual para todas las configuraciones) y el muestreo de los textos generados, que
+    empiezan por ``PROMPT``. Si la pérdida deja de ser finita, se anota el paso en
+    ``diverged_at_step`` y el entrenamiento se detiene.
+
+    Devuelve ``{"config", "params", "train_loss": [por paso], "val_steps",
+    "val_loss", "final_val_loss", "diverged_at_step", "first_grad_norm": {"wte",
+    "lm_head"} (norma del gradiente del primer paso), "samples": [textos],
+    "seconds", "cpu_seconds"}``. Capítulo 10.
+    """
+    data = _dataset() if dataset is None else dataset
+    wall, cpu = time.perf_counter(), time.process_time()
+    with _isolated(seed, threads):
+        model = TinyGPT(config, data.vocab_size, n_layers, d_model, n_heads, block_size,
+                        block_forward=block_forward)
+        opt = torch.optim.AdamW(model.parameters(), lr=lr)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: min(1.0, (s + 1) / warmup) if warmup else 1.0
+        )
+        batch_gen = torch.Generator().manual_seed(seed + 1)
+        vx, vy = data.val_windows(block_size)
+        train_curve: list[float] = []
+        val_steps: list[int] = []
+        val_curve: list[float] = []
+        diverged_at = None
+        first_grad: dict[str, float] = {}
+        for step in range(steps):
+            if step % eval_every == 0:
+                val_steps.append(step)
+                val_curve.append(_val_loss(model, vx, vy))
+            x, y = data.batch(batch_size, block_size, batch_gen)
+            loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+            if not torch.isfinite(loss):
+                diverged_at = step
+                break
+            train_curve.append(loss.item())
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            if step == 0:  # el gradiente en la inicialización, antes de aprender nada
+                first_grad = {"wte": float(model.wte.weight.grad.norm()),
+                              "lm_head": float(model.lm_head.weight.grad.norm())}
+            opt.step()
+            sched.step()
+        final = _val_loss(model, vx, vy) if diverged_at is None else math.nan
+        if diverged_at is None:
+            val_steps.append(steps)
+            val_curve.append(final)
+        sample_gen = torch.Generator().manual_seed(seed + 2)
+        prompt = torch.tensor([data.encode(PROMPT)] * n_samples)
+        samples = []
+        if diverged_at is None and n_samples:
+            out = model.eval().generate(prompt, sample_chars, sample_gen)
+            samples = [data.decode(row) for row in out]
+    params = dict(steps=steps, lr=lr, warmup=warmup, n_layers=n_layers, d_model=d_model,
+                  n_heads=n_heads, block_size=block_size, batch_size=batch_size,
+                  seed=seed, threads=threads, optimizer="AdamW")
+    return {
+        "config": config,
+        "params": params,
+        "train_loss": train_curve,
+        "val_steps": val_steps,
+        "val_loss": val_curve,
+        "final_val_loss": final if math.isfinite(final) else None,
+        "diverged_at_step": diverged_at,
+        "first_grad_norm": first_grad,
+        "samples": samples,
+        "seconds": time.perf_counter() - wall,
+        "cpu_seconds": time.process_time() - cpu,
+    }
+
+
+def gpt_comparison(configs: Sequence[str] = CONFIGS, seed: int = 0, **kwargs) -> dict:
+    """Las cinco configuraciones, con todo lo demás igual (Capítulo 10).
+
+    Devuelve ``{"configs", "labels", "runs": {config: train_gpt(...)},
+    "unigram_loss", "vocab_size", "n_train", "n_val", "seconds", "cpu_seconds"}``.
+    ``kwargs`` pasa a ``train_gpt`` (``steps``, ``lr``, ``n_layers``...).
+    """
+    data = _dataset()
+    runs = {c: train_gpt(c, seed=seed, dataset=data, **kwargs) for c in configs}
+    return {
+        "configs": list(configs),
+        "labels": {c: CONFIG_LABELS[c] for c in configs},
+        "runs": runs,
+        "unigram_loss": unigram_loss(data),
+        "vocab_size": data.vocab_size,
+        "n_train": len(data.train),
+        "n_val": len(data.val),
+        "seconds": sum(r["seconds"] for r in runs.values()),
+        "cpu_seconds": sum(r["cpu_seconds"] for r in runs.values()),
+    }
+
+
+def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
+                   **kwargs) -> dict:
+    """Post-LN a una tasa mayor, sin calentamiento y con él; Pre-LN sin él (Cap. 10).
+
+    Xiong et al. (2020) explican por qué Post-LN necesita calentamiento y Pre-LN no.
+    Devuelve ``{"lr", "warmup", "runs": {"post_ln", "post_ln_warmup", "pre_ln"}}``,
+    cada uno un resultado de ``train_gpt`` a la tasa ``lr``; solo ``"post_ln_warmup"``
+    calienta, durante ``warmup`` pasos.
+    """
+    data = _dataset()
+    common = dict(lr=lr, seed=seed, dataset=data, **kwargs)
+    runs = {
+        "post_ln": train_gpt("post_ln", **common),
+        "post_ln_warmup": train_gpt("post_ln", warmup=warmup, **common),
+        "pre_ln": train_gpt("pre_ln", **common),
+    }
+    return {"lr": lr, "warmup": warmup, "runs": runs}
+
+
+def known_word_fraction(samples: Sequence[str], text: str, prompt: str = PROMPT
+                        ) -> float:
+    """Fracción de las palabras generadas (2 letras o más) que existen en ``text``.
+
+    Se quita el comienzo ``prompt``, que no lo escribió el modelo. Las palabras son
+    tramos de letras; mayúsculas y minúsculas cuentan igual. Capítulo 10.
+    """
+    vocabulary = set(_WORD.findall(text.lower()))
+    words = [w for s in samples for w in _WORD.findall(s.removeprefix(prompt).lower())
+             if len(w) >= 2]
+    return sum(w in vocabulary for w in words) / len(words) if words else 0.0
+
+
+_WORD = re.compile(r"[a-záéíóúüñ]+")
+
+
+# --- Figuras --------------------------------------------------------------------------
+
+# El mismo color, trazo y nombre que cada serie tiene en los demás capítulos.
+_STYLE_KEY = {"plain": "plain", "ln_only": "plain_ln", "residual": "residual",
+              "post_ln": "post_ln", "pre_ln": "pre_ln"}
+
+
+def _series_style(config: str, **overrides) -> dict:
+    from resnorm.plots import KIND_STYLE
+
+    style = dict(KIND_STYLE[_STYLE_KEY[config]])
+    style.update(overrides)
+    return style
+
+
+def plot_val_losses(ax, runs: dict, unigram: float, labels: dict | None = None,
+                    title: str = "Pérdida de validación"):
+    """Curvas de pérdida de validación de ``runs`` (nombre → ``train_gpt``) (Cap. 10).
+
+    La línea gris discontinua es la pérdida de frecuencias ``unigram``. ``labels``
+    cambia el nombre de una serie (por omisión, el de su configuración).
+    """
+    ax.figure.set_facecolor("white")
+    ax.set_facecolor("white")
+    ax.set_title(title)
+    ax.set_xlabel("Paso de entrenamiento")
+    ax.set_ylabel("Entropía cruzada (logaritmo natural)")
+    ax.grid(True, color="#dddddd", linewidth=0.8)
+    for name, run in runs.items():
+        style = _series_style(run["config"])
+        if labels and name in labels:
+            style.update(labels[name] if isinstance(labels[name], dict)
+                         else {"label": labels[name]})
+        ax.plot(run["val_steps"], run["val_loss"], **style)
+    ax.axhline(unigram, color="#777777", linewidth=1.2, ls="--",
+               label="Solo frecuencias de carácter")
+    ax.legend(frameon=True, facecolor="white", fontsize="small")
+    return ax
+
+
+def alt_text_val_losses(runs: dict, unigram: float, labels: dict | None = None) -> str:
+    """Texto alternativo de ``plot_val_losses``, con los números de ``runs``."""
+    from resnorm.plots import format_magnitude
+
+    steps = next(iter(runs.values()))["params"]["steps"]
+    parts = [f"Pérdida de validación durante {steps} pasos; la referencia de solo "
+             f"frecuencias de carácter es {format_magnitude(unigram)}."]
+    for name, run in runs.items():
+        label = _series_style(run["config"])["label"]
+        if labels and name in labels:
+            given = labels[name]
+            label = given if isinstance(given, str) else given["label"]
+        curve = run["val_loss"]
+        parts.append(f"{label}: de {format_magnitude(curve[0])} a "
+                     f"{format_magnitude(curve[-1])}.")
+    return " ".join(parts)
+
+
+def show_figure_with_caption(fig, alt: str, caption: str) -> None:
+    """Como ``resnorm.book.show_figure``, con un pie numerado («Figura 10.1 — …»)."""
+    import html
+
+    from IPython.display import display
+
+    from resnorm.book import figure_html
+
+    # El pie va en negro sobre blanco, como la figura, en modo claro y en oscuro.
+    style = "background:#ffffff;color:#1a1a1a;padding:0.2em 0.5em;margin:0"
+    body = (f'<figure class="curso-figura-con-pie" style="margin:0">'
+            f"{figure_html(fig, alt)}"
+            f'<figcaption style="{style}">{html.escape(caption)}</figcaption></figure>')
+    display({"text/html": body, "text/plain": caption}, raw=True)
