@@ -34,7 +34,7 @@ def _ancho_mostrado(raiz: ET.Element) -> tuple[float, float]:
     assert caja, "falta viewBox"
     ancho_vb = float(caja.split()[2])
     ancho = raiz.get("width")
-    assert ancho, "falta width explícito: sin él, el tamaño del texto no está garantizado"
+    assert ancho, "falta width explícito: sin él, no se garantiza el tamaño del texto"
     return min(_px(ancho), COLUMNA_PX), ancho_vb
 
 
@@ -69,7 +69,9 @@ def test_svg_is_valid_xml_with_spanish_title(svg: Path):
     raiz = ET.parse(svg).getroot()
     assert raiz.tag == SVG_NS + "svg", f"{svg.name}: la raíz no es <svg>"
     titulo = raiz.find(SVG_NS + "title")
-    assert titulo is not None and (titulo.text or "").strip(), f"{svg.name}: sin <title>"
+    assert titulo is not None and (titulo.text or "").strip(), (
+        f"{svg.name}: sin <title>"
+    )
     palabras = set(re.findall(r"\w+", titulo.text.lower()))
     assert palabras & PALABRAS_ES, f"{svg.name}: el <title> no parece español"
     assert raiz.get("role") == "img", f"{svg.name}: falta role=\"img\""

@@ -129,7 +129,8 @@ def _capitulos() -> list[tuple[str, str]]:
         )
         fuentes.append((f"notebooks/{nb_path.name}", _prosa(md)))
     for pagina in PAGINAS:
-        fuentes.append((f"book/{pagina.name}", _prosa(pagina.read_text(encoding="utf-8"))))
+        texto = pagina.read_text(encoding="utf-8")
+        fuentes.append((f"book/{pagina.name}", _prosa(texto)))
     return fuentes
 
 
@@ -217,8 +218,9 @@ def _descartados_en_uso() -> list[str]:
 
 @pytest.mark.xfail(
     strict=False,
-    reason="Los capítulos que aún dicen «corrida», «sembrado» o «núcleos (*kernels*)» se "
-    "están reescribiendo en otras ramas (issue 14); quitar el xfail tras fusionarlas.",
+    reason="Los capítulos que aún dicen «corrida», «sembrado» o «núcleos (*kernels*)» "
+    "se están reescribiendo en otras ramas (issue 14); quitar el xfail tras "
+    "fusionarlas.",
 )
 def test_chapters_use_no_rejected_synonym():
     hallados = _descartados_en_uso()

@@ -122,7 +122,7 @@ def test_extension_is_registered_in_config():
     assert re.search(r"local_extensions:\s*\n\s+tiempo_lectura: book/_ext", config)
 
 
-# --- Sobre el libro construido ---------------------------------------------------------
+# --- Sobre el libro construido -------------------------------------------------------
 
 _CAPITULOS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 _sin_libro = pytest.mark.skipif(
@@ -139,8 +139,10 @@ def _texto(html: str) -> str:
 @pytest.mark.parametrize("capitulo", _CAPITULOS)
 def test_each_built_chapter_shows_its_time_under_the_title(capitulo):
     html = (BUILD_HTML / "notebooks" / f"{capitulo}.html").read_text(encoding="utf-8")
-    m = re.search(r'<p class="tiempo-lectura"><em>⏱ Unos (\d+) min \(([^)]*)\)', html)
-    assert m, f"{capitulo}: falta la línea «⏱ Unos N min» bajo el título"
+    m = re.search(
+        r'<p class="tiempo-lectura"><em>Tiempo: unos (\d+) min \(([^)]*)\)', html
+    )
+    assert m, f"{capitulo}: falta la línea «Tiempo: unos N min» bajo el título"
     assert int(m.group(1)) % 5 == 0 and int(m.group(1)) >= 5
     assert html.index("tiempo-lectura") > html.index("<h1"), "va tras el título"
     # El número de ejercicios que dice es el de directivas {exercise} del notebook
@@ -159,6 +161,6 @@ def test_landing_table_shows_the_same_minutes_as_each_chapter():
     assert "{tiempo}" not in portada and "tiempo_pendiente" not in portada
     for capitulo in _CAPITULOS:
         html = (BUILD_HTML / "notebooks" / f"{capitulo}.html").read_text("utf-8")
-        m = re.search(r"⏱ Unos (\d+) min", html)
+        m = re.search(r"Tiempo: unos (\d+) min", html)
         assert m, capitulo
         assert f"{m.group(1)} min" in portada, f"la portada no da {m.group(1)} min"

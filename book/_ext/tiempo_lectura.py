@@ -9,9 +9,9 @@ El tiempo no se escribe a mano: se cuenta. Para cada capítulo (``notebooks/*``)
   salidas);
 - ``MIN_POR_FIGURA`` por cada figura o imagen (las salidas de matplotlib y los
   diagramas), que hay que mirar y leer;
-- ``MIN_POR_PREGUNTA`` por cada pregunta: un desplegable cuyo título pregunta («¿…?»,
-  «Verdadero o falso…» o numerado, como en una autoevaluación) o una llamada ``Quiz.from_bank``
-  (esa vista cuenta como pregunta, no como widget).
+- ``MIN_POR_PREGUNTA`` por cada pregunta: un desplegable cuyo título pregunta
+  («¿…?», «Verdadero o falso…» o numerado, como en una autoevaluación) o una
+  llamada ``Quiz.from_bank`` (esa vista cuenta como pregunta, no como widget).
 
 La suma se redondea a 5 minutos (nunca menos de 5). El ritmo es una elección: la
 lectura silenciosa de no ficción en inglés va a unas 238 palabras por minuto
@@ -21,12 +21,14 @@ parándose a comprobarlas, va bastante más despacio, y el curso cuenta 130.
 
 Se muestra en dos sitios:
 
-- al principio de cada capítulo, una línea «⏱ Unos 25 min …» tras el título;
+- al principio de cada capítulo, una línea «Tiempo: unos 25 min (…)» tras el título
+  (sin el emoji ⏱: no todas las fuentes lo tienen y se vería como un cuadro);
 - donde una página escriba el rol ``{tiempo}`ruta/al/capitulo``` (la tabla de la
   portada), que se sustituye por «25 min». El rol ``{tiempo-regla}`ritmo``` escribe la
   regla del cálculo con las constantes de aquí, para que el texto no se desfase.
 
-Se registra en ``_config.yml`` con ``sphinx: local_extensions: tiempo_lectura: book/_ext``.
+Se registra en ``_config.yml``, en ``sphinx: local_extensions:``, como
+``tiempo_lectura: book/_ext``.
 """
 
 from __future__ import annotations
@@ -132,7 +134,8 @@ def _es_solucion(nodo: nodes.Node) -> bool:
 
 
 def _fuera_de_la_prosa(nodo: nodes.Node) -> bool:
-    return isinstance(nodo, _SIN_PROSA) or _es_celda_de_codigo(nodo) or _es_solucion(nodo)
+    return (isinstance(nodo, _SIN_PROSA) or _es_celda_de_codigo(nodo)
+            or _es_solucion(nodo))
 
 
 def _es_pregunta(nodo: nodes.Node) -> bool:
@@ -226,7 +229,7 @@ def al_leer(app, doctree) -> None:
     seccion = next(iter(doctree.findall(nodes.section)), None)
     if seccion is None or not seccion.children:
         return
-    texto = f"⏱ Unos {minutos(contenido)} min ({detalle(contenido)})."
+    texto = f"Tiempo: unos {minutos(contenido)} min ({detalle(contenido)})."
     linea = nodes.paragraph("", "", nodes.emphasis(text=texto),
                             classes=["tiempo-lectura"])
     seccion.insert(1, linea)
@@ -276,4 +279,4 @@ def setup(app):
     app.connect("env-merge-info", al_fusionar)
     app.connect("env-get-outdated", desactualizados)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 4}
+            "env_version": 5}
