@@ -1,0 +1,111 @@
+"""Los diagramas SVG de book/figuras se leen sin esfuerzo: XML válido, título en
+español, texto de al menos 11 px tal como se muestran y colores del tema (claro u
+oscuro), nunca fijados en un atributo."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+
+FIGURAS = ROOT / "book" / "figuras"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+# Ancho de la columna de contenido del sitio a 1366 px: cada figura se muestra a
+# min(su ancho, 757) px.
+COLUMNA_PX = 757
+TEXTO_MINIMO_PX = 11
+PALABRAS_ES = {"de", "la", "el", "y", "un", "una", "con", "los", "las", "del", "que"}
+SVGS = sorted(FIGURAS.glob("*.svg"))
+
+
+def _px(valor: str) -> float:
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(px)?\s*", valor)
+    assert m, f"tamaño no expresado en px: {valor!r}"
+    return float(m.group(1))
+
+
+def _ancho_mostrado(raiz: ET.Element) -> tuple[float, float]:
+    """(ancho mostrado en px, ancho del viewBox)."""
+    caja = raiz.get("viewBox")
+    assert caja, "falta viewBox"
+    ancho_vb = float(caja.split()[2])
+    ancho = raiz.get("width")
+    assert ancho, "falta width explícito: sin él, no se garantiza el tamaño del texto"
+    return min(_px(ancho), COLUMNA_PX), ancho_vb
+
+
+def _textos_con_tamano(raiz: ET.Element):
+    """Cada <text> o <tspan> con su font-size heredado (atributo propio o del padre)."""
+
+    def visitar(nodo: ET.Element, heredado: float | None):
+        propio = nodo.get("font-size")
+        tamano = _px(propio) if propio else heredado
+        if nodo.tag in (SVG_NS + "text", SVG_NS + "tspan"):
+            yield nodo, tamano
+        for hijo in nodo:
+            yield from visitar(hijo, tamano)
+
+    yield from visitar(raiz, None)
+
+
+def test_hay_figuras():
+    nombres = {p.name for p in SVGS}
+    for esperado in (
+        "atajo.svg",
+        "bloques-post-pre.svg",
+        "ejes-batchnorm-layernorm.svg",
+        "geometria-layernorm.svg",
+        "portada.svg",
+    ):
+        assert esperado in nombres, f"falta book/figuras/{esperado}"
+
+
+@pytest.mark.parametrize("svg", SVGS, ids=lambda p: p.name)
+def test_svg_is_valid_xml_with_spanish_title(svg: Path):
+    raiz = ET.parse(svg).getroot()
+    assert raiz.tag == SVG_NS + "svg", f"{svg.name}: la raíz no es <svg>"
+    titulo = raiz.find(SVG_NS + "title")
+    assert titulo is not None and (titulo.text or "").strip(), (
+        f"{svg.name}: sin <title>"
+    )
+    palabras = set(re.findall(r"\w+", titulo.text.lower()))
+    assert palabras & PALABRAS_ES, f"{svg.name}: el <title> no parece español"
+    assert raiz.get("role") == "img", f"{svg.name}: falta role=\"img\""
+
+
+@pytest.mark.parametrize("svg", SVGS, ids=lambda p: p.name)
+def test_svg_text_is_at_least_11_px_as_displayed(svg: Path):
+    raiz = ET.parse(svg).getroot()
+    mostrado, ancho_vb = _ancho_mostrado(raiz)
+    escala = mostrado / ancho_vb
+    estilo = "".join(e.text or "" for e in raiz.iter(SVG_NS + "style"))
+    assert "font-size" not in estilo, (
+        f"{svg.name}: el tamaño del texto va en atributos font-size, no en <style> "
+        "(así esta prueba puede comprobarlo)"
+    )
+    pequenos = []
+    for nodo, tamano in _textos_con_tamano(raiz):
+        assert tamano is not None, f"{svg.name}: texto sin font-size: {nodo.text!r}"
+        if tamano * escala < TEXTO_MINIMO_PX:
+            pequenos.append(f"{(nodo.text or '').strip()!r}: {tamano * escala:.1f} px")
+    assert not pequenos, f"{svg.name}: texto de menos de 11 px: {pequenos}"
+
+
+@pytest.mark.parametrize("svg", SVGS, ids=lambda p: p.name)
+def test_svg_colours_come_from_the_theme(svg: Path):
+    """Ningún color fijo en fill/stroke: todos salen de las variables de <style>, que
+    cambian con prefers-color-scheme: dark."""
+    raiz = ET.parse(svg).getroot()
+    estilo = "".join(e.text or "" for e in raiz.iter(SVG_NS + "style"))
+    assert "prefers-color-scheme: dark" in estilo, f"{svg.name}: sin modo oscuro"
+    fijos = [
+        f"<{n.tag.removeprefix(SVG_NS)} {a}={n.get(a)}>"
+        for n in raiz.iter()
+        for a in ("fill", "stroke", "color")
+        if n.get(a) and n.get(a) not in ("none", "currentColor")
+    ]
+    assert not fijos, f"{svg.name}: colores fijos fuera del tema: {fijos[:5]}"
