@@ -1,7 +1,7 @@
 """La traza del vector «perro» por un bloque de Transformer, paso a paso.
 
 Capítulo 8: El vector «perro» paso a paso (y, para el gancho al Paso 8, el
-Capítulo 10: Resumen y siguiente paso).
+Capítulo 11: Resumen y siguiente paso).
 
 NumPy puro (no importa torch). Cada LayerNorm se calcula con
 ``resnorm.layer_norm_steps``, así que los números que enseña el widget
@@ -18,7 +18,7 @@ sus consultas, claves y valores.
 
 La FFN de ``block_trace`` usa GELU, la activación de GPT-2 y de ``resnorm.blocks``
 (la GELU exacta, con erf, la de ``torch.nn.GELU()`` por defecto); el Transformer
-original usaba ReLU. ``stack_trace`` (Capítulo 10) usa la misma GELU: una sola
+original usaba ReLU. ``stack_trace`` (Capítulo 11) usa la misma GELU: una sola
 activación en todo el curso.
 """
 
@@ -418,7 +418,7 @@ def stack_trace(
 ):
     """El vector «perro» a través de ``n_blocks`` bloques apilados, capa a capa.
 
-    Capítulo 10: Resumen y siguiente paso (el gancho al Paso 8: apilar bloques).
+    Capítulo 11: Resumen y siguiente paso (el gancho al Paso 8: apilar bloques).
 
     Cada bloque b tiene pesos propios con semilla fija ``[seed, b]`` (varianza
     1/fan_in, γ = 1, β = 0, como al inicializar). Con un solo token, la atención

@@ -1,26 +1,54 @@
-"""Apéndice «¿Cuánto cuesta normalizar?»: las soluciones pasan sus comprobadores.
-
-Los errores típicos de estos dos ejercicios se prueban en ``tests/test_cost.py``.
-"""
+"""Capítulo 11: los comprobadores del recuento de LayerNorm y la pila Pre-LN."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from resnorm import layer_norm
+from resnorm.examples import PERRO_X
 from resnorm.exercises import ch11
 
 
-def gb_per_second(shape, seconds, itemsize=4):
-    return 2 * math.prod(shape) * itemsize / seconds / 1e9
+def layernorm_count(n_blocks, order):
+    return 2 * n_blocks + (1 if order == "pre" else 0)
 
 
-def rms_norm_three_sweeps(x, eps):
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+def pre_ln_stack(x, blocks, eps):
+    h = np.asarray(x, dtype=float)
+    for attention, ffn in blocks:
+        h = h + attention(layer_norm(h, eps=eps))
+        h = h + ffn(layer_norm(h, eps=eps))
+    return layer_norm(h, eps=eps)
 
 
 SOLUTIONS = [
-    (ch11.check_effective_gbps, gb_per_second),
-    (ch11.check_rms_norm_sweeps, rms_norm_three_sweeps),
+    (ch11.check_layernorm_count, layernorm_count),
+    (ch11.check_pre_ln_stack, pre_ln_stack),
 ]
+
+
+def test_layernorm_count_without_ln_f_is_caught():
+    fb = ch11.check_layernorm_count(lambda n, order: 2 * n)
+    assert not fb.passed and "ln_f" in fb.hint
+
+
+def test_pre_ln_stack_without_final_layer_norm_is_caught():
+    def no_final(x, blocks, eps):
+        h = np.asarray(x, dtype=float)
+        for attention, ffn in blocks:
+            h = h + attention(layer_norm(h, eps=eps))
+            h = h + ffn(layer_norm(h, eps=eps))
+        return h
+
+    fb = ch11.check_pre_ln_stack(no_final)
+    assert not fb.passed and "Falta la LayerNorm final" in fb.hint
+
+
+def test_pre_ln_stack_reference_matches_stack_trace_shape_of_computation():
+    # La referencia del comprobador es la misma receta que resnorm.trace.stack_trace.
+    from resnorm.trace import stack_trace
+
+    out = stack_trace(n_blocks=0, order="pre")
+    np.testing.assert_allclose(
+        out[-1]["vector"], pre_ln_stack(list(PERRO_X), [], 1e-5), rtol=1e-12
+    )

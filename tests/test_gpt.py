@@ -13,7 +13,7 @@ import torch
 
 from resnorm import gpt
 from resnorm.data import load_corpus, make_corpus
-from resnorm.exercises import ch10_gpt
+from resnorm.exercises import ch10
 from tests.helpers import ROOT
 
 SEEDS = (0, 1, 2)
@@ -151,7 +151,7 @@ def runs_by_seed():
     for seed in SEEDS:
         comparison = gpt.gpt_comparison(seed=seed, n_samples=0)
         high = gpt.lr_sensitivity(seed=seed, n_samples=0)
-        cut = ch10_gpt.train_without_ffn_shortcut(ch10_gpt._solution, seed=seed,
+        cut = ch10.train_without_ffn_shortcut(ch10._solution, seed=seed,
                                                   n_samples=0)
         out[seed] = (comparison, high, cut)
     return out
@@ -218,8 +218,8 @@ def unigram_solution(train, val, vocab_size):
 
 
 @pytest.mark.parametrize("check,solution", [
-    (ch10_gpt.check_unigram_loss, unigram_solution),
-    (ch10_gpt.check_remove_ffn_shortcut, ch10_gpt._solution),
+    (ch10.check_unigram_loss, unigram_solution),
+    (ch10.check_remove_ffn_shortcut, ch10._solution),
 ])
 def test_chapter_10_checkers_pass_the_solution_and_fail_the_stub_gracefully(check,
                                                                             solution):
@@ -241,9 +241,9 @@ def test_remove_shortcut_checker_names_the_typical_mistakes():
         x = x + block.attn(block.ln_1(x))
         return block.mlp(x)
 
-    assert "dos atajos" in ch10_gpt.check_remove_ffn_shortcut(kept_both).hint
-    assert "atención" in ch10_gpt.check_remove_ffn_shortcut(cut_attention).hint
-    assert "LN₂" in ch10_gpt.check_remove_ffn_shortcut(dropped_ln).hint
+    assert "dos atajos" in ch10.check_remove_ffn_shortcut(kept_both).hint
+    assert "atención" in ch10.check_remove_ffn_shortcut(cut_attention).hint
+    assert "LN₂" in ch10.check_remove_ffn_shortcut(dropped_ln).hint
 
 
 def test_unigram_checker_names_the_missing_smoothing():
@@ -252,10 +252,10 @@ def test_unigram_checker_names_the_missing_smoothing():
         with np.errstate(divide="ignore"):
             return float(-np.log((counts / counts.sum())[val]).mean())
 
-    feedback = ch10_gpt.check_unigram_loss(no_smoothing)
+    feedback = ch10.check_unigram_loss(no_smoothing)
     assert not feedback and "sumar 1" in feedback.hint
 
 
 def test_training_the_exercise_waits_for_a_passing_block(capsys):
-    assert ch10_gpt.train_without_ffn_shortcut(stub) is None
+    assert ch10.train_without_ffn_shortcut(stub) is None
     assert "Primero completa el ejercicio" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""La traza del vector «perro» (Capítulo 8) y el apilado de bloques (Capítulo 10)."""
+"""La traza del vector «perro» (Capítulo 8) y el apilado de bloques (Capítulo 11)."""
 
 import json
 import math

@@ -1,7 +1,7 @@
 """Comprobadores de los ejercicios: responden en español qué está bien, qué falla y una
 pista; nunca una traza de error desnuda.
 
-Un módulo por capítulo (``ch04.py``: los ejercicios del Capítulo 4, ``ch11.py``: los
+Un módulo por capítulo (``ch04.py``: los ejercicios del Capítulo 4, ``ch12.py``: los
 del apéndice de coste); aquí se reúnen todos. Uso en un capítulo::
 
     from resnorm.exercises import check_mean
@@ -29,6 +29,7 @@ from resnorm.exercises import (
     ch09,
     ch10,
     ch11,
+    ch12,
 )
 from resnorm.exercises._feedback import Feedback, check_function
 from resnorm.exercises.ch01 import *  # noqa: F403
@@ -42,9 +43,11 @@ from resnorm.exercises.ch08 import *  # noqa: F403
 from resnorm.exercises.ch09 import *  # noqa: F403
 from resnorm.exercises.ch10 import *  # noqa: F403
 from resnorm.exercises.ch11 import *  # noqa: F403
+from resnorm.exercises.ch12 import *  # noqa: F403
 
 #: Los módulos de comprobadores, en el orden del libro.
-CHAPTERS = (ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10, ch11)
+CHAPTERS = (ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09, ch10, ch11,
+            ch12)
 
 __all__ = ["Feedback", "check_function"] + [
     name for chapter in CHAPTERS for name in chapter.__all__

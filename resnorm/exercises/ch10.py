@@ -1,121 +1,195 @@
-"""Comprobadores de los ejercicios del Capítulo 10: Resumen y siguiente paso.
+"""Comprobadores de los ejercicios del capítulo 10, «Un GPT diminuto».
 
-Cada comprobador recibe la función que escribe quien estudia, la prueba con varios
-casos y devuelve un ``Feedback`` en español; si falla por un error típico, la
-pista nombra ese error.
+1. ``check_unigram_loss``: la pérdida de un modelo que solo conoce la frecuencia de
+   cada carácter (en inglés, *unigram*), la referencia de «no ha aprendido nada más».
+2. ``check_remove_ffn_shortcut``: quitar un atajo a un bloque Pre-LN que funciona.
+   Después, ``train_without_ffn_shortcut`` entrena el GPT con ese bloque, para
+   comparar la predicción con lo que pasa.
+
+Uso en el capítulo::
+
+    from resnorm.exercises.ch10 import check_remove_ffn_shortcut
+
+    def sin_atajo_ffn(block, x):
+        raise NotImplementedError  # escribe aquí tu solución
+
+    check_remove_ffn_shortcut(sin_atajo_ffn)
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import math
+from typing import Any, Callable
 
 import numpy as np
 
-from resnorm.examples import PERRO_X, VECTOR
-from resnorm.exercises._feedback import Feedback, check_with_mistakes
-from resnorm.exercises._reference import linear
-from resnorm.numerics import layer_norm, post_ln, pre_ln
+from resnorm.exercises._feedback import Feedback, as_numpy, check_with_mistakes
 
-__all__ = ["check_layernorm_count", "check_pre_ln_stack"]
+__all__ = [
+    "check_remove_ffn_shortcut",
+    "check_unigram_loss",
+    "train_without_ffn_shortcut",
+]
+
+Case = tuple[str, tuple, Any]
 
 
-def check_layernorm_count(fn: Callable) -> Feedback:
-    """Comprueba ``fn(n_blocks, order)``: cuántas LayerNorm tiene una pila.
+# --- 1. La pérdida de solo frecuencias ---------------------------------------------
 
-    Capítulo 10: Resumen y siguiente paso. Cada bloque tiene dos subcapas y una
-    LayerNorm por subcapa; Pre-LN añade una LayerNorm final (``ln_f`` de GPT-2):
-    Post-LN: 2N; Pre-LN: 2N + 1. ``order`` es ``"post"`` o ``"pre"``.
+
+def _unigram(train, val, vocab_size):
+    counts = np.bincount(np.asarray(train), minlength=vocab_size) + 1.0
+    return float(-np.log(counts / counts.sum())[np.asarray(val)].mean())
+
+
+def check_unigram_loss(fn: Callable) -> Feedback:
+    """Comprueba ``fn(train, val, vocab_size)`` = ``−mean(log p(c))`` sobre ``val``.
+
+    ``p(c) = (n_c + 1) / (N + V)``: la frecuencia de ``c`` en ``train``, con 1 más por
+    carácter para que ninguno tenga probabilidad 0. Capítulo 10: Un GPT diminuto.
     """
-    cases = [
-        ("1 bloque Post-LN", (1, "post"), 2),
-        ("12 bloques Post-LN", (12, "post"), 24),
-        ("12 bloques Pre-LN", (12, "pre"), 25),
-        ("96 bloques Pre-LN", (96, "pre"), 193),
+    rng = np.random.default_rng(10)
+    train = rng.integers(0, 6, size=200).tolist()
+    val = rng.integers(0, 6, size=50).tolist()
+    cases: list[Case] = [
+        ("train [0, 0, 1] y val [0, 1], vocabulario de 3", ([0, 0, 1], [0, 1], 3),
+         _unigram([0, 0, 1], [0, 1], 3)),
+        ("200 caracteres de un vocabulario de 6", (train, val, 6),
+         _unigram(train, val, 6)),
+        ("un carácter que no sale en train (vocabulario de 8)", (train, val + [7], 8),
+         _unigram(train, val + [7], 8)),
     ]
+
+    def without_smoothing(t, v, n):
+        counts = np.bincount(np.asarray(t), minlength=n).astype(float)
+        with np.errstate(divide="ignore"):
+            return float(-np.log(counts / counts.sum())[np.asarray(v)].mean())
+
+    def frequencies_of_val(t, v, n):
+        return _unigram(v, v, n)
+
+    def log2(t, v, n):
+        return _unigram(t, v, n) / math.log(2)
+
+    def uniform(t, v, n):
+        return math.log(n)
+
     mistakes = [
-        (
-            "Te falta la LayerNorm final de Pre-LN: el flujo residual llega sin "
-            "normalizar al final y GPT-2 añade una más (ln_f).",
-            lambda n, order: 2 * n,
-        ),
-        (
-            "Cuentas una LayerNorm por bloque, pero cada bloque tiene dos subcapas "
-            "(atención y FFN) y cada una lleva la suya.",
-            lambda n, order: n + (order == "pre"),
-        ),
-        (
-            "La LayerNorm final es de Pre-LN; en Post-LN el último bloque ya "
-            "termina normalizado.",
-            lambda n, order: 2 * n + 1,
-        ),
+        ("Sin sumar 1 a cada cuenta, un carácter que no sale en train tiene "
+         "probabilidad 0 y su −log es infinito.", without_smoothing),
+        ("Cuentas las frecuencias en val: el modelo solo puede aprenderlas de train.",
+         frequencies_of_val),
+        ("Usas logaritmo en base 2 (bits); la pérdida de PyTorch usa el logaritmo "
+         "natural: np.log.", log2),
+        ("Eso es ln V, la pérdida de adivinar al azar: aquí cada carácter tiene la "
+         "probabilidad de su frecuencia.", uniform),
     ]
     return check_with_mistakes(
-        "Cuántas LayerNorm hay en la pila",
+        "La pérdida de solo frecuencias",
         fn,
         cases,
-        "Dos por bloque (una por subcapa) y, solo en Pre-LN, una más al final.",
+        "Cuenta cada carácter en train (np.bincount con minlength=vocab_size), suma 1, "
+        "divide entre el total y promedia −log p(c) sobre los caracteres de val.",
         mistakes,
+        rtol=1e-6,
     )
 
 
-def _stack_blocks(seed: int, n: int, d: int = 4):
-    return [(linear(seed + 2 * i, d), linear(seed + 2 * i + 1, d)) for i in range(n)]
+# --- 2. Quitar un atajo ---------------------------------------------------------------
 
 
-def _pre_ln_stack(x, blocks, eps):
-    h = np.asarray(x, dtype=float)
-    for attention, ffn in blocks:
-        h = pre_ln(h, attention, eps=eps)  # h + Atención(LN(h))
-        h = pre_ln(h, ffn, eps=eps)  # h + FFN(LN(h))
-    return layer_norm(h, eps=eps)  # ln_f
+def _solution(block, x):
+    x = x + block.attn(block.ln_1(x))
+    return block.mlp(block.ln_2(x))
 
 
-def check_pre_ln_stack(fn: Callable) -> Feedback:
-    """Comprueba ``fn(x, blocks, eps)``: una pila Pre-LN con LayerNorm final.
+def _block_and_inputs():
+    import torch
 
-    Capítulo 10: Resumen y siguiente paso (el gancho al Paso 8). ``blocks`` es una
-    lista de pares ``(attention, ffn)`` de funciones (d,) → (d,). Por bloque:
-    h ← h + attention(LN(h)); h ← h + ffn(LN(h)). Al final, LN(h) (la ``ln_f``).
-    Todas las LayerNorm sin γ ni β y con el mismo ``eps``.
+    from resnorm.blocks import PreLNBlock
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(10)
+        block = PreLNBlock(d_model=16, n_heads=2, d_ff=32, causal=True).eval()
+        # Entradas lejos de media 0 y std 1: así se nota si falta una LayerNorm.
+        xs = [3 * torch.randn(2, 5, 16) + 1, torch.randn(1, 7, 16)]
+    return block, xs
+
+
+def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
+    """Comprueba ``fn(block, x)``: el bloque Pre-LN sin el atajo de la FFN.
+
+    ``h = x + Attn(LN₁(x))`` (el primer atajo se queda) y la salida es
+    ``FFN(LN₂(h))``, sin ``h +``. Se prueba con un ``PreLNBlock`` causal de
+    ``d_model = 16`` y entradas ``(B, T, 16)``. Capítulo 10: Un GPT diminuto.
     """
-    perro = list(PERRO_X)
-    inputs = [
-        ("«perro» con 0 bloques (solo la LN final)", (perro, [], 1e-5)),
-        ("«perro» con 1 bloque", (perro, _stack_blocks(10, 1), 1e-5)),
-        ("«perro» con 6 bloques", (perro, _stack_blocks(20, 6), 1e-5)),
-        ("el vector del curso con 3 bloques y ε = 10⁻³", (list(VECTOR),
-                                                          _stack_blocks(40, 3), 1e-3)),
-    ]
-    cases = [(d, a, _pre_ln_stack(*a)) for d, a in inputs]
+    import torch
 
-    def no_final_ln(x, blocks, eps):
-        h = np.asarray(x, dtype=float)
-        for attention, ffn in blocks:
-            h = pre_ln(pre_ln(h, attention, eps=eps), ffn, eps=eps)
-        return h
+    block, xs = _block_and_inputs()
+    with torch.no_grad():
+        cases: list[Case] = [
+            (f"bloque Pre-LN, entrada de forma {tuple(x.shape)}", (block, x),
+             _solution(block, x).numpy())
+            for x in xs
+        ]
 
-    def post_stack(x, blocks, eps):
-        h = np.asarray(x, dtype=float)
-        for attention, ffn in blocks:
-            h = post_ln(post_ln(h, attention, eps=eps), ffn, eps=eps)
-        return layer_norm(h, eps=eps)
+    def pre_ln(b, x):
+        x = x + b.attn(b.ln_1(x))
+        return x + b.mlp(b.ln_2(x))
+
+    def no_attn_shortcut(b, x):
+        x = b.attn(b.ln_1(x))
+        return x + b.mlp(b.ln_2(x))
+
+    def no_shortcut(b, x):
+        return b.mlp(b.ln_2(b.attn(b.ln_1(x))))
+
+    def no_ln(b, x):
+        x = x + b.attn(b.ln_1(x))
+        return b.mlp(x)
+
+    def post_ln(b, x):
+        x = b.ln_1(x + b.attn(x))
+        return b.ln_2(b.mlp(x))
 
     mistakes = [
-        (
-            "Falta la LayerNorm final (ln_f): en Pre-LN el flujo residual llega sin "
-            "normalizar al final de la pila.",
-            no_final_ln,
-        ),
-        (
-            "Ese es el orden Post-LN, LN(h + F(h)). En Pre-LN: h + F(LN(h)).",
-            post_stack,
-        ),
+        ("Tu bloque aún tiene los dos atajos: quita el «x +» de la FFN.", pre_ln),
+        ("Quitaste el atajo de la atención; el ejercicio pide quitar el de la FFN.",
+         no_attn_shortcut),
+        ("Quitaste los dos atajos; deja el de la atención.", no_shortcut),
+        ("Quitaste también LN₂: la FFN sigue recibiendo block.ln_2(x).", no_ln),
+        ("Ese orden es Post-LN; parte del bloque Pre-LN: la LayerNorm va antes de "
+         "cada subcapa.", post_ln),
     ]
+
+    def guarded(b, x):
+        with torch.no_grad():
+            return as_numpy(fn)(b, x)
+
     return check_with_mistakes(
-        "Pila Pre-LN",
-        fn,
+        "Un bloque Pre-LN sin el atajo de la FFN",
+        guarded,
         cases,
-        "Recorre blocks; en cada uno h = h + attention(layer_norm(h, eps=eps)) y "
-        "h = h + ffn(layer_norm(h, eps=eps)). Devuelve layer_norm(h, eps=eps).",
-        mistakes,
+        "Parte del forward de PreLNBlock y quita solo el «x +» de la línea de la FFN; "
+        "la línea de la atención no cambia.",
+        [(hint, as_numpy(wrong)) for hint, wrong in mistakes],
+        rtol=1e-5,
+        atol=1e-6,
     )
+
+
+def train_without_ffn_shortcut(fn: Callable, **kwargs) -> dict | None:
+    """Entrena el GPT Pre-LN con ``fn`` como ``forward`` de cada bloque (Capítulo 10).
+
+    Primero comprueba ``fn`` con ``check_remove_ffn_shortcut``: si no pasa, muestra
+    el comprobador y devuelve ``None``, sin entrenar. ``kwargs`` pasa a
+    ``resnorm.gpt.train_gpt``.
+    """
+    feedback = check_remove_ffn_shortcut(fn)
+    if not feedback:
+        print("Primero completa el ejercicio: el bloque aún no es el que se pide.")
+        print(feedback)
+        return None
+    from resnorm.gpt import train_gpt
+
+    return train_gpt("pre_ln", block_forward=fn, **kwargs)

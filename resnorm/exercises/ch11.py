@@ -1,4 +1,4 @@
-"""Comprobadores de los ejercicios del apéndice «¿Cuánto cuesta normalizar?».
+"""Comprobadores de los ejercicios del Capítulo 11: Resumen y siguiente paso.
 
 Cada comprobador recibe la función que escribe quien estudia, la prueba con varios
 casos y devuelve un ``Feedback`` en español; si falla por un error típico, la
@@ -7,161 +7,115 @@ pista nombra ese error.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
 
-from resnorm.cost import count_sweeps, effective_gbps
-from resnorm.exercises._feedback import Case, Feedback, Mistake, check_with_mistakes
-from resnorm.numerics import rms_norm
+from resnorm.examples import PERRO_X, VECTOR
+from resnorm.exercises._feedback import Feedback, check_with_mistakes
+from resnorm.exercises._reference import linear
+from resnorm.numerics import layer_norm, post_ln, pre_ln
 
-__all__ = ["check_effective_gbps", "check_rms_norm_sweeps"]
-
-
-# --- GB/s efectivos -----------------------------------------------------------------
+__all__ = ["check_layernorm_count", "check_pre_ln_stack"]
 
 
-def check_effective_gbps(fn: Callable) -> Feedback:
-    """Comprueba ``fn(forma, segundos, itemsize=4)`` = 2 · N · d · itemsize / s / 10⁹.
+def check_layernorm_count(fn: Callable) -> Feedback:
+    """Comprueba ``fn(n_blocks, order)``: cuántas LayerNorm tiene una pila.
 
-    Apéndice: ¿Cuánto cuesta normalizar? Los GB/s efectivos cuentan los bytes que
-    toda normalización tiene que mover como mínimo: leer x y escribir y, cada uno de
-    N · d números de ``itemsize`` bytes.
+    Capítulo 11: Resumen y siguiente paso. Cada bloque tiene dos subcapas y una
+    LayerNorm por subcapa; Pre-LN añade una LayerNorm final (``ln_f`` de GPT-2):
+    Post-LN: 2N; Pre-LN: 2N + 1. ``order`` es ``"post"`` o ``"pre"``.
     """
     cases = [
-        ("(4096, 1024) en float32 en 4 ms", ((4096, 1024), 0.004),
-         effective_gbps((4096, 1024), 4, 0.004)),
-        ("(16384, 1024) en float32 en 20 ms", ((16384, 1024), 0.02),
-         effective_gbps((16384, 1024), 4, 0.02)),
-        ("(1000, 500) en float64 (itemsize=8) en 1 ms", ((1000, 500), 0.001, 8),
-         effective_gbps((1000, 500), 8, 0.001)),
+        ("1 bloque Post-LN", (1, "post"), 2),
+        ("12 bloques Post-LN", (12, "post"), 24),
+        ("12 bloques Pre-LN", (12, "pre"), 25),
+        ("96 bloques Pre-LN", (96, "pre"), 193),
     ]
-
-    def elements(shape):
-        return math.prod(shape)
-
     mistakes = [
-        ("Cuentas solo lo que se lee: y también se escribe, así que son dos arrays "
-         "completos (2 · N · d · itemsize bytes).",
-         lambda s, t, i=4: elements(s) * i / t / 1e9),
-        ("Divides entre 2³⁰ (un GiB); aquí un GB son 10⁹ bytes, como en las hojas de "
-         "datos de la memoria.",
-         lambda s, t, i=4: 2 * elements(s) * i / t / 2**30),
-        ("Cuentas números, no bytes: multiplica por itemsize (4 bytes en float32).",
-         lambda s, t, i=4: 2 * elements(s) / t / 1e9),
-        ("Multiplicas por el tiempo: el ancho de banda es bytes entre segundos.",
-         lambda s, t, i=4: 2 * elements(s) * i * t / 1e9),
-        ("Te olvidas de pasar a GB: divide los bytes por segundo entre 10⁹.",
-         lambda s, t, i=4: 2 * elements(s) * i / t),
+        (
+            "Te falta la LayerNorm final de Pre-LN: el flujo residual llega sin "
+            "normalizar al final y GPT-2 añade una más (ln_f).",
+            lambda n, order: 2 * n,
+        ),
+        (
+            "Cuentas una LayerNorm por bloque, pero cada bloque tiene dos subcapas "
+            "(atención y FFN) y cada una lleva la suya.",
+            lambda n, order: n + (order == "pre"),
+        ),
+        (
+            "La LayerNorm final es de Pre-LN; en Post-LN el último bloque ya "
+            "termina normalizado.",
+            lambda n, order: 2 * n + 1,
+        ),
     ]
     return check_with_mistakes(
-        "GB/s efectivos",
+        "Cuántas LayerNorm hay en la pila",
         fn,
         cases,
-        "Bytes = 2 · N · d · itemsize (leer x y escribir y); GB/s = bytes / segundos "
-        "/ 10⁹.",
+        "Dos por bloque (una por subcapa) y, solo en Pre-LN, una más al final.",
         mistakes,
     )
 
 
-# --- RMSNorm en tres pasadas --------------------------------------------------------
-
-MAX_SWEEPS = 3
-MAX_ARRAYS = 5
+def _stack_blocks(seed: int, n: int, d: int = 4):
+    return [(linear(seed + 2 * i, d), linear(seed + 2 * i + 1, d)) for i in range(n)]
 
 
-def _rms_cases() -> list[Case]:
-    rng = np.random.default_rng(11)
-    batch = rng.standard_normal((3, 4)).astype(np.float32)
-    shifted = rng.standard_normal((2, 5)) + 3.0
-    return [
-        ("lote (3, 4) en float32, ε = 1e-6", (batch, 1e-6), rms_norm(batch, eps=1e-6)),
-        ("lote (2, 5) con media 3, ε = 1e-5", (shifted, 1e-5),
-         rms_norm(shifted, eps=1e-5)),
-        ("fila de ceros con ε = 1e-5 (sale 0, no NaN)", (np.zeros((1, 4)), 1e-5),
-         np.zeros((1, 4))),
-    ]
+def _pre_ln_stack(x, blocks, eps):
+    h = np.asarray(x, dtype=float)
+    for attention, ffn in blocks:
+        h = pre_ln(h, attention, eps=eps)  # h + Atención(LN(h))
+        h = pre_ln(h, ffn, eps=eps)  # h + FFN(LN(h))
+    return layer_norm(h, eps=eps)  # ln_f
 
 
-def _rms_mistakes() -> list[Mistake]:
-    def mean_sq(x):
-        return np.mean(np.asarray(x, float) ** 2, axis=-1, keepdims=True)
+def check_pre_ln_stack(fn: Callable) -> Feedback:
+    """Comprueba ``fn(x, blocks, eps)``: una pila Pre-LN con LayerNorm final.
 
-    def centered(x, eps):
-        x = np.asarray(x, float)
-        c = x - x.mean(axis=-1, keepdims=True)
-        return c / np.sqrt(np.mean(c**2, axis=-1, keepdims=True) + eps)
-
-    return [
-        ("Restas la media: eso es LayerNorm. RMSNorm divide x entre √(mean(x²) + ε) "
-         "sin centrar.", centered),
-        ("ε va dentro de la raíz: √(mean(x²) + ε), no √mean(x²) + ε.",
-         lambda x, eps: np.asarray(x, float) / (np.sqrt(mean_sq(x)) + eps)),
-        ("Divides entre √(suma de x²): hace falta la media, la suma entre d.",
-         lambda x, eps: np.asarray(x, float)
-         / np.sqrt(np.sum(np.asarray(x, float) ** 2, axis=-1, keepdims=True) + eps)),
-        ("Calculas la media de x² sobre todo el lote: cada fila lleva la suya "
-         "(axis=-1, keepdims=True).",
-         lambda x, eps: np.asarray(x, float)
-         / np.sqrt(np.mean(np.asarray(x, float) ** 2) + eps)),
-    ]
-
-
-def check_rms_norm_sweeps(fn: Callable) -> Feedback:
-    """Comprueba ``fn(x, eps)`` = x / √(mean(x²) + ε) por fila, en ≤ 3 pasadas.
-
-    Apéndice: ¿Cuánto cuesta normalizar? Además del resultado (igual a
-    ``resnorm.rms_norm`` para lotes (N, d)), cuenta con ``resnorm.cost.count_sweeps``
-    las pasadas por memoria de la función sobre un lote: como mucho 3 pasadas y
-    tráfico 5 (la receta x² → media → x / √(… + ε)).
+    Capítulo 11: Resumen y siguiente paso (el gancho al Paso 8). ``blocks`` es una
+    lista de pares ``(attention, ffn)`` de funciones (d,) → (d,). Por bloque:
+    h ← h + attention(LN(h)); h ← h + ffn(LN(h)). Al final, LN(h) (la ``ln_f``).
+    Todas las LayerNorm sin γ ni β y con el mismo ``eps``.
     """
-    title = "RMSNorm en tres pasadas"
-    fb = check_with_mistakes(
-        title,
+    perro = list(PERRO_X)
+    inputs = [
+        ("«perro» con 0 bloques (solo la LN final)", (perro, [], 1e-5)),
+        ("«perro» con 1 bloque", (perro, _stack_blocks(10, 1), 1e-5)),
+        ("«perro» con 6 bloques", (perro, _stack_blocks(20, 6), 1e-5)),
+        ("el vector del curso con 3 bloques y ε = 10⁻³", (list(VECTOR),
+                                                          _stack_blocks(40, 3), 1e-3)),
+    ]
+    cases = [(d, a, _pre_ln_stack(*a)) for d, a in inputs]
+
+    def no_final_ln(x, blocks, eps):
+        h = np.asarray(x, dtype=float)
+        for attention, ffn in blocks:
+            h = pre_ln(pre_ln(h, attention, eps=eps), ffn, eps=eps)
+        return h
+
+    def post_stack(x, blocks, eps):
+        h = np.asarray(x, dtype=float)
+        for attention, ffn in blocks:
+            h = post_ln(post_ln(h, attention, eps=eps), ffn, eps=eps)
+        return layer_norm(h, eps=eps)
+
+    mistakes = [
+        (
+            "Falta la LayerNorm final (ln_f): en Pre-LN el flujo residual llega sin "
+            "normalizar al final de la pila.",
+            no_final_ln,
+        ),
+        (
+            "Ese es el orden Post-LN, LN(h + F(h)). En Pre-LN: h + F(LN(h)).",
+            post_stack,
+        ),
+    ]
+    return check_with_mistakes(
+        "Pila Pre-LN",
         fn,
-        _rms_cases(),
-        "Tres pasos, uno por pasada: x² (elemento a elemento), su media por fila "
-        "(axis=-1, keepdims=True) y x / √(media + ε).",
-        _rms_mistakes(),
-        rtol=1e-5,
-        atol=1e-6,
+        cases,
+        "Recorre blocks; en cada uno h = h + attention(layer_norm(h, eps=eps)) y "
+        "h = h + ffn(layer_norm(h, eps=eps)). Devuelve layer_norm(h, eps=eps).",
+        mistakes,
     )
-    if not fb.passed:
-        return fb
-    x = np.random.default_rng(12).standard_normal((8, 32)).astype(np.float32)
-    try:
-        counted = count_sweeps(fn, x, 1e-6)
-    except Exception as exc:  # el estudiante puede usar algo que no se deja envolver
-        fb.passed = False
-        fb.lines.append(
-            f"✗ No pude contar las pasadas: la función lanzó {type(exc).__name__} con "
-            "el array envuelto. Usa operaciones de NumPy (np.mean, np.sqrt, *, /)."
-        )
-        return fb
-    ops = ", ".join(counted["ops"]) or "ninguna"
-    if counted["sweeps"] == 0:
-        fb.passed = False
-        fb.lines.append(
-            "✗ No vi ninguna operación de NumPy sobre el lote completo: ¿conviertes x "
-            "con np.asarray o recorres los números con un bucle de Python? Usa "
-            "operaciones de NumPy sobre x para que se puedan contar."
-        )
-        fb.hint = "Trabaja con x directamente: x * x, np.mean(..., axis=-1), np.sqrt."
-    elif counted["sweeps"] > MAX_SWEEPS or counted["arrays"] > MAX_ARRAYS:
-        fb.passed = False
-        fb.lines.append(
-            f"✗ El resultado es correcto, pero haces {counted['sweeps']} pasadas "
-            f"(tráfico {counted['arrays']} arrays: {ops}); se puede en "
-            f"{MAX_SWEEPS} con tráfico {MAX_ARRAYS}."
-        )
-        fb.hint = (
-            "No guardes pasos intermedios que no hacen falta: x² para la media, y "
-            "después una sola división de x entre √(media + ε), que es (N, 1)."
-        )
-    else:
-        fb.lines.append(
-            f"✓ {counted['sweeps']} pasadas por memoria, tráfico {counted['arrays']} "
-            f"arrays ({ops})"
-        )
-    return fb

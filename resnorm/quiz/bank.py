@@ -639,7 +639,7 @@ def _ch09():
     }
 
 
-def _ch10_resumen():
+def _ch11_resumen():
     return {
         "repaso": [
             Choice(
@@ -680,7 +680,7 @@ def _ch10_resumen():
     }
 
 
-def _ch11_coste():
+def _ch12_coste():
     rows, cols = 4096, 1024
     mib = rows * cols * 4 / 2 ** 20
     return {
@@ -789,8 +789,8 @@ _CHAPTERS = {
     "perro": ("perro_paso_a_paso", "«perro» paso a paso", _ch08),
     "profundidad": ("profundidad", "Profundidad", _ch09),
     "gpt": ("gpt_diminuto", "Un GPT diminuto", _gpt),
-    "resumen": ("resumen", "Resumen", _ch10_resumen),
-    "coste": ("cuanto_cuesta_normalizar", "El coste de normalizar", _ch11_coste),
+    "resumen": ("resumen", "Resumen", _ch11_resumen),
+    "coste": ("cuanto_cuesta_normalizar", "El coste de normalizar", _ch12_coste),
 }
 
 
