@@ -23,7 +23,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from resnorm.exercises._feedback import Feedback, as_numpy, check_with_mistakes
+from resnorm.exercises._feedback import (
+    Feedback,
+    as_numpy,
+    check_with_mistakes,
+    not_a_function,
+)
 
 # train_without_ffn_shortcut no es un comprobador: el capítulo lo importa por su nombre.
 __all__ = [
@@ -123,6 +128,11 @@ def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
     ``FFN(LN₂(h))``, sin ``h +``. Se prueba con un ``PreLNBlock`` causal de
     ``d_model = 16`` y entradas ``(B, T, 16)``. Capítulo 10: Un GPT diminuto.
     """
+    if not callable(fn):
+        return not_a_function(
+            "Un bloque Pre-LN sin el atajo de la FFN", fn,
+            "Escribe una función forward(block, x) y pásala sin llamarla.",
+        )
     import torch
 
     block, xs = _block_and_inputs()
