@@ -109,7 +109,8 @@ book: deps vendor
 # paralelo (un proceso por núcleo) en la misma caché que lee jupyter-book; 3. la
 # construcción estricta, con su registro en $(BOOK_LOG). Si falla, se borra el entorno
 # de Sphinx: la siguiente construcción vuelve a leerlo todo y repite los avisos.
-book-step:
+.PHONY: execute
+execute:
 	@hash=$(ENGINE_HASH); \
 	if [ "$$(cat $(ENGINE_STAMP) 2>/dev/null)" != "$$hash" ]; then \
 	  if [ -e $(ENGINE_STAMP) ]; then \
@@ -124,6 +125,8 @@ book-step:
 	@grep -E "Execution (Successful|Excepted)" _build/execute.log \
 	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
 	  -e 's/Successful:/ejecutado:/; s/Excepted:/con error:/' || true
+
+book-step: execute
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) 2>&1 \
 	  | tee $(BOOK_LOG) || { rm -f _build/.doctrees/environment.pickle; exit 1; }
 	@echo

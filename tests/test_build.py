@@ -113,17 +113,24 @@ def _minimal_copy(dst: Path) -> Path:
     return dst
 
 
-def _book_step(repo: Path) -> str:
-    # Sin -W: la copia mínima deja sin destino enlaces de otras páginas.
+def _make_in_copy(repo: Path, target: str):
     # El resnorm del entorno es el de ROOT (instalado con «pip install -e»): el núcleo
-    # debe importar el de la copia.
+    # debe importar el de la copia. Sin -W: la copia mínima deja sin destino enlaces
+    # de otras páginas.
     result = _make(
-        "book-step", "JB_FLAGS=-n --keep-going --quiet", cwd=repo,
+        target, "JB_FLAGS=-n --keep-going --quiet", cwd=repo,
         env={"PYTHONPATH": str(repo)},
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    page = repo / "_build" / "html" / PROBE_NOTEBOOK.replace(".ipynb", ".html")
-    return page.read_text(encoding="utf-8")
+
+
+def _cached_outputs(repo: Path) -> str:
+    from jupyter_cache import get_cache
+
+    nb = nbformat.read(repo / PROBE_NOTEBOOK, as_version=4)
+    _, executed = get_cache(str(repo / "_build" / ".jupyter_cache")) \
+        .merge_match_into_notebook(nb)
+    return json.dumps([c.get("outputs", []) for c in executed.cells])
 
 
 @pytest.mark.slow
@@ -131,13 +138,18 @@ def test_changing_resnorm_re_executes_the_notebooks(tmp_path):
     repo = _minimal_copy(tmp_path / "repo")
     first, second = secrets.token_hex(4), secrets.token_hex(4)
     probe = repo / PROBE_MODULE
+    # 1. Se ejecuta el capítulo con el motor de antes (solo la ejecución, sin Sphinx:
+    #    la caché queda como la dejaría un «make book» anterior).
     probe.write_text(f"VALOR = {first!r}\n", encoding="utf-8")
-    assert f"valor = {first}" in _book_step(repo)
+    _make_in_copy(repo, "execute")
+    assert f"valor = {first}" in _cached_outputs(repo)
 
-    # El notebook no cambia; solo el motor. Sin la huella, jupyter-cache serviría la
-    # ejecución anterior y Sphinx no volvería a leer la página.
+    # 2. El notebook no cambia; solo el motor. Sin la huella, jupyter-cache serviría
+    #    la ejecución anterior y la página mostraría el valor viejo.
     probe.write_text(f"VALOR = {second!r}\n", encoding="utf-8")
-    html = _book_step(repo)
+    _make_in_copy(repo, "book-step")
+    page = repo / "_build" / "html" / PROBE_NOTEBOOK.replace(".ipynb", ".html")
+    html = page.read_text(encoding="utf-8")
     assert f"valor = {second}" in html, "la página muestra el valor viejo de resnorm"
     assert f"valor = {first}" not in html
 
