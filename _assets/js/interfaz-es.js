@@ -1,6 +1,6 @@
 // Textos de la interfaz que otros scripts del sitio crean en inglés al cargar la página
 // (p. ej. sphinx-togglebutton, en el botón de las soluciones desplegables). Los textos
-// que vienen en el HTML se traducen al construir (resnorm/sphinx_ext.py).
+// que vienen en el HTML se traducen al construir (book/_ext/curso_sitio.py).
 (function () {
   var TEXTS = {
     "Toggle hidden content": "Mostrar u ocultar el contenido",

@@ -1,8 +1,10 @@
 """Extensión de Sphinx del curso: ajustes del sitio que pertenecen a la construcción.
 
-Se carga desde ``_config.yml`` (``sphinx.extra_extensions``). Hace cinco cosas:
+Vive con el libro, no en ``resnorm`` (la biblioteca del curso no depende de Sphinx):
+``_config.yml`` la carga con ``sphinx.local_extensions`` desde ``book/_ext/``. Hace
+cinco cosas:
 
-1. **Interfaz en español.** Los catálogos de ``resnorm/locale/es/LC_MESSAGES/*.po``
+1. **Interfaz en español.** Los catálogos de ``book/_ext/locale/es/LC_MESSAGES/*.po``
    (uno por dominio de gettext: ``sphinx``, ``booktheme``, ``exercise``) se compilan en
    memoria al construir y pasan *delante* de los del tema, que quedan de respaldo. Los
    pocos textos que las plantillas del tema escriben en inglés sin pasar por gettext se
@@ -37,10 +39,27 @@ logger = logging.getLogger(__name__)
 _HERE = Path(__file__).resolve().parent
 LOCALE_DIR = _HERE / "locale"
 
-# Cambia este número cuando cambie algo de esta extensión que afecte al HTML o al índice
-# de búsqueda ya generados: Sphinx vuelve a escribir todas las páginas (sin volver a
-# ejecutar los notebooks).
-SITE_VERSION = "2"
+
+
+def _source_hash() -> str:
+    """Huella del código de las extensiones del libro y de sus catálogos.
+
+    Es un valor de configuración (``resnorm_site_version``): cuando cambia algo de
+    ``book/_ext/`` que afecta al HTML o al índice de búsqueda, Sphinx vuelve a escribir
+    todas las páginas (sin volver a ejecutar los notebooks). Nadie tiene que acordarse
+    de subir un número a mano.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = sorted(_HERE.glob("*.py")) + sorted(LOCALE_DIR.rglob("*.po"))
+    for path in files:
+        digest.update(path.relative_to(_HERE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+SITE_VERSION = _source_hash()
 
 
 # --------------------------------------------------------------------------------------
@@ -206,7 +225,7 @@ def strip_accents(text: str) -> str:
 _UNSTEMMED = "\ue000"  # marca interna: «indexa esta palabra tal cual, sin raíz»
 
 _JS_STEMMER = """
-/* resnorm.sphinx_ext: la raíz se compara sin tildes, igual que en el índice. */
+/* curso_sitio: la raíz se compara sin tildes, igual que en el índice. */
 var SpanishStemmerNoAccents = function () {
   var base = new SpanishStemmer();
   this.stemWord = function (word) {
@@ -348,7 +367,7 @@ def _subset_font(source: Path, target: Path, codepoints: set[int]) -> list[int]:
 
 
 _ICONS_CSS_TEMPLATE = """\
-/* Generado por resnorm.sphinx_ext: las fuentes de iconos del tema, recortadas a
+/* Generado por curso_sitio (book/_ext): las fuentes de iconos del tema, recortadas a
    los iconos que usa el sitio ({count} glifos). Sustituyen a fontawesome.js.
    códigos: {codes} */
 {faces}
