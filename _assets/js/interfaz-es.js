@@ -1,7 +1,8 @@
-// Textos de la interfaz que otros scripts del sitio crean en inglés al cargar la página
-// (p. ej. sphinx-togglebutton, en el botón de las soluciones desplegables). Los textos
-// que vienen en el HTML se traducen al construir (book/_ext/curso_sitio.py).
+// Ajustes de la interfaz en el navegador (los textos del HTML se traducen al construir,
+// en book/_ext/curso_sitio.py).
 (function () {
+  // Textos que otros scripts del sitio crean en inglés al cargar la página
+  // (p. ej. sphinx-togglebutton, en el botón de las soluciones desplegables).
   var TEXTS = {
     "Toggle hidden content": "Mostrar u ocultar el contenido",
   };
@@ -19,5 +20,15 @@
   // «load» llega después de los DOMContentLoaded en los que esos scripts crean botones.
   window.addEventListener("load", function () {
     translate(document);
+  });
+
+  // En un teléfono o una tableta, el índice de la página (☷) se abre en un cuadro
+  // (<dialog>) encima del texto. Al elegir una sección, el cuadro se cierra: si no,
+  // la sección elegida queda debajo de él.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("dialog[open] a[href]");
+    if (!link) return;
+    var dialog = link.closest("dialog");
+    if (dialog && typeof dialog.close === "function") dialog.close();
   });
 })();

@@ -1,0 +1,368 @@
+"""Lo que ve una persona en el sitio construido: teléfono, tableta y portátil, claro y
+oscuro.
+
+En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
+
+* el índice del curso (☰) y el de la página (☷) se abren, se cierran y llevan a otro
+  capítulo o a otra sección;
+* ninguna página se desborda a lo ancho, y cada fórmula o tabla ancha cabe en la
+  columna o se desplaza dentro de su propia caja;
+* ningún elemento muestra un texto de interfaz en inglés (lista cerrada, abajo);
+* cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
+  una persona la mire.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.helpers import BUILD_HTML, ROOT, PageRecorder, html_pages
+
+pytestmark = [pytest.mark.browser, pytest.mark.build]
+
+LOAD_TIMEOUT = 90_000  # ms: la máquina de pruebas puede estar ocupada
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+VIEWPORTS = {
+    "telefono": (390, 844),
+    "tableta": (820, 1180),
+    "portatil": (1366, 900),
+}
+SCHEMES = {"claro": "light", "oscuro": "dark"}
+VIEWS = [(v, s) for v in VIEWPORTS for s in SCHEMES]
+VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
+PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
+CHAPTER = "notebooks/04_layernorm.html"
+NEXT_CHAPTER = "notebooks/05_gamma_beta.html"
+NO_MOTION = "*, *::before, *::after { transition: none !important; " \
+    "animation: none !important; scroll-behavior: auto !important; }"
+
+# Textos de interfaz que los temas y las extensiones escriben en inglés (palabra
+# completa, con mayúsculas). Lista cerrada: la prosa del curso cita a propósito
+# algunos términos en inglés («skip connection»), que no son interfaz.
+ENGLISH_UI = re.compile(
+    r"\b(?:"
+    r"Search|Searching|Search the docs|Contents|On this page|Toggle|Launch|Download|"
+    r"Copy|Copied|Previous|Next|Show|Hide|Skip to main content|Back to top|Theme|"
+    r"Light|Dark|System|Fullscreen|Print to PDF|Repository|Source|Edit|Open issue|"
+    r"Exercise|Solution|Click|Site navigation|Navigation|Main|Breadcrumb|Home|"
+    r"Index|Close|Expand|Collapse|Loading|Results|Live Code|Run code|restart|"
+    r"Color mode|By|Copyright|Version|Announcement|hidden content|Thebe is|"
+    r"Launching|Binder logo|Colab logo|JupyterHub logo|Ctrl\+K|Symbols|"
+    r"Please activate JavaScript|Hide Search Matches"
+    r")\b"
+)
+SCAN_ATTRIBUTES = ("aria-label", "title", "alt", "placeholder", "data-bs-title")
+
+SCAN_JS = r"""
+(attributes) => {
+  const SKIP = "script, style, noscript, pre, code, kbd, samp, .highlight, .math, " +
+    "mjx-container, .citation, [lang]:not([lang^='es']), em, cite";
+  const where = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+    (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "");
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const el = node.parentElement;
+    const text = node.textContent.trim();
+    if (!text || !el || el.closest(SKIP)) continue;
+    out.push([where(el), text]);
+  }
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest("script, style, .citation")) continue;
+    for (const name of attributes) {
+      if (name === "title" && el.matches("a.reference")) continue;
+      const value = el.getAttribute(name);
+      if (value && value.trim()) out.push([where(el) + "@" + name, value.trim()]);
+    }
+  }
+  return out;
+}
+"""
+
+# Para cada fórmula en bloque y cada tabla: ¿cabe en la columna del texto o se
+# desplaza dentro de una caja propia que sí cabe? (Una caja con overflow hidden que
+# la corta no vale.)
+WIDE_JS = r"""
+() => {
+  const column = document.querySelector("article.bd-article") ||
+    document.querySelector(".bd-article") || document.body;
+  const box = column.getBoundingClientRect();
+  const inside = (r) => r.left >= box.left - 1 && r.right <= box.right + 1;
+  const where = (el) => el.tagName.toLowerCase() +
+    (el.id ? "#" + el.id : "") +
+    (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
+    " «" + (el.textContent || "").trim().slice(0, 40) + "»";
+  const items = column.querySelectorAll(
+    "mjx-container[display='true'], div.math, table, .rn-widget table, pre");
+  const bad = [];
+  for (const el of items) {
+    if (!el.checkVisibility()) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    let scroller = null, clipped = false;
+    for (let a = el; a && a !== column.parentElement; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if ((ox === "auto" || ox === "scroll") && a.scrollWidth > a.clientWidth + 1) {
+        scroller = a;
+        break;
+      }
+      if ((ox === "hidden" || ox === "clip") && a.scrollWidth > a.clientWidth + 1) {
+        clipped = true;
+        break;
+      }
+    }
+    if (clipped) { bad.push("cortado: " + where(el)); continue; }
+    if (scroller) {
+      if (!inside(scroller.getBoundingClientRect())) {
+        bad.push("su caja se sale de la columna: " + where(el));
+      }
+      continue;
+    }
+    // El contenido propio (p. ej. el SVG/CHTML de MathJax) también debe caber.
+    if (!inside(r) || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) {
+      bad.push("no cabe y no se desplaza: " + where(el));
+    }
+  }
+  const doc = document.documentElement;
+  return {
+    pageOverflow: Math.max(doc.scrollWidth, document.body.scrollWidth) - innerWidth,
+    bad,
+  };
+}
+"""
+
+
+@dataclass
+class PageView:
+    rel: str
+    view: str
+    overflow: int = 0
+    wide: list[str] = field(default_factory=list)
+    english: list[str] = field(default_factory=list)
+    screenshot: Path | None = None
+    console_errors: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+
+
+def _wait_until_drawn(page) -> None:
+    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    page.wait_for_function(
+        "() => !document.querySelector('.math') || "
+        "document.querySelectorAll('mjx-container').length > 0",
+        timeout=LOAD_TIMEOUT,
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('.widget-subarea').length >= "
+        "document.querySelectorAll(\"script[type='application/vnd.jupyter."
+        "widget-view+json']\").length",
+        timeout=LOAD_TIMEOUT,
+    )
+    page.add_style_tag(content=NO_MOTION)
+    page.evaluate("document.fonts.ready")
+
+
+def _new_context(browser, view: str):
+    viewport, scheme = view.split("-")
+    width, height = VIEWPORTS[viewport]
+    return browser.new_context(
+        viewport={"width": width, "height": height},
+        color_scheme=SCHEMES[scheme],
+        reduced_motion="reduce",
+    )
+
+
+def _look(browser, site_url: str, view: str, rel: str) -> PageView:
+    result = PageView(rel, view)
+    context = _new_context(browser, view)
+    try:
+        rec = PageRecorder(context)
+        page = rec.page
+        page.goto(f"{site_url}/{rel}", wait_until="load", timeout=LOAD_TIMEOUT)
+        _wait_until_drawn(page)
+        wide = page.evaluate(WIDE_JS)
+        result.overflow = wide["pageOverflow"]
+        result.wide = wide["bad"]
+        result.english = [
+            f"{where}: {text[:80]}"
+            for where, text in page.evaluate(SCAN_JS, list(SCAN_ATTRIBUTES))
+            if ENGLISH_UI.search(text)
+        ]
+        target = SCREENSHOTS / view / (rel.replace("/", "__").removesuffix(".html")
+                                       + ".png")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(target), full_page=True)
+        result.screenshot = target
+        result.console_errors = list(rec.console_errors)
+        result.external = list(rec.external)
+    finally:
+        context.close()
+    return result
+
+
+@pytest.fixture(scope="module")
+def look(browser, site_url):
+    cache: dict[tuple[str, str], PageView] = {}
+
+    def get(view: str, rel: str) -> PageView:
+        if (view, rel) not in cache:
+            cache[view, rel] = _look(browser, site_url, view, rel)
+        return cache[view, rel]
+
+    return get
+
+
+def _params():
+    return [
+        pytest.param(f"{v}-{s}", rel, id=f"{v}-{s}-{rel}")
+        for v, s in VIEWS
+        for rel in PAGES
+    ]
+
+
+# --- Cada página, en cada ancho y modo ---------------------------------------------
+
+
+@pytest.mark.parametrize("view, rel", _params())
+def test_page_does_not_overflow_and_wide_content_scrolls_in_its_box(view, rel, look):
+    seen = look(view, rel)
+    assert seen.overflow <= 0, f"{rel} ({view}): la página se desborda {seen.overflow} px"
+    assert not seen.wide, f"{rel} ({view}):\n" + "\n".join(seen.wide)
+
+
+@pytest.mark.parametrize("view, rel", _params())
+def test_no_element_shows_an_english_interface_text(view, rel, look):
+    seen = look(view, rel)
+    assert not seen.english, f"{rel} ({view}):\n" + "\n".join(seen.english)
+
+
+@pytest.mark.parametrize("view, rel", _params())
+def test_every_page_is_photographed_offline_without_errors(view, rel, look):
+    seen = look(view, rel)
+    assert seen.screenshot is not None and seen.screenshot.stat().st_size > 5_000
+    assert not seen.external, f"{rel} ({view}): pidió {seen.external}"
+    assert not seen.console_errors, f"{rel} ({view}): {seen.console_errors}"
+
+
+# --- Navegar con el índice del curso y el de la página -----------------------------
+
+
+def _open_chapter(browser, site_url: str, view: str):
+    context = _new_context(browser, view)
+    rec = PageRecorder(context)
+    page = rec.page
+    page.goto(f"{site_url}/{CHAPTER}", wait_until="load", timeout=LOAD_TIMEOUT)
+    _wait_until_drawn(page)
+    return context, rec, page
+
+
+def _visible(locator) -> bool:
+    return locator.count() > 0 and locator.first.is_visible()
+
+
+def _in_view(page, selector: str) -> bool:
+    """¿Hay un elemento visible de ``selector`` dentro de la ventana?"""
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].some((el) => {
+             if (!el.checkVisibility({visibilityProperty: true, opacityProperty: true}))
+               return false;
+             const r = el.getBoundingClientRect();
+             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
+               && r.bottom > 0 && r.top < innerHeight;
+           })""",
+        selector,
+    )
+
+
+NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
+PRIMARY_LINKS = f"#pst-primary-sidebar-modal {NEXT_LINK}, #pst-primary-sidebar {NEXT_LINK}"
+
+
+@pytest.mark.parametrize("view", VIEW_IDS)
+def test_course_index_opens_closes_and_reaches_another_chapter(view, browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        toggle = page.locator("button.primary-toggle:visible")
+        assert toggle.count() == 1, f"{view}: botones ☰ visibles: {toggle.count()}"
+        assert "índice del curso" in (toggle.get_attribute("aria-label") or "")
+        wide = page.viewport_size["width"] >= 992
+        if wide:
+            # En un portátil el índice está a la vista; ☰ lo pliega y lo despliega.
+            assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
+            toggle.click()
+            page.wait_for_timeout(400)
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no pliega el índice"
+            toggle.click()
+            page.wait_for_timeout(400)
+        else:
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: índice abierto al cargar"
+            toggle.click()
+            page.wait_for_timeout(400)
+            assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no abre el índice"
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(400)
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: Esc no cierra el índice"
+            toggle.click()
+            page.wait_for_timeout(400)
+        assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no vuelve a abrir el índice"
+        link = page.locator(PRIMARY_LINKS).filter(visible=True).first
+        with page.expect_navigation(timeout=LOAD_TIMEOUT):
+            link.click()
+        assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+SECONDARY = "#pst-secondary-sidebar-modal nav.page-toc a, #pst-secondary-sidebar nav a"
+
+
+@pytest.mark.parametrize("view", VIEW_IDS)
+def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        width = page.viewport_size["width"]
+        toggle = page.locator("button.secondary-toggle:visible")
+        if width >= 1200:
+            # En un portátil el índice de la página ya está a la derecha.
+            assert toggle.count() == 0
+            assert _in_view(page, SECONDARY), f"{view}: no se ve el índice de la página"
+        else:
+            assert toggle.count() == 1, f"{view}: botones ☷ visibles: {toggle.count()}"
+            assert "índice de la página" in (toggle.get_attribute("aria-label") or "")
+            assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
+            toggle.click()
+            page.wait_for_timeout(400)
+            assert _in_view(page, SECONDARY), f"{view}: ☷ no abre el índice de la página"
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(400)
+            assert not _in_view(page, SECONDARY), f"{view}: Esc no cierra el índice"
+            toggle.click()
+            page.wait_for_timeout(400)
+        links = page.locator(SECONDARY).filter(visible=True)
+        assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
+        link = links.nth(2)
+        target = (link.get_attribute("href") or "").split("#")[-1]
+        assert target, link.get_attribute("href")
+        link.click()
+        page.wait_for_timeout(600)
+        top = page.evaluate(
+            "(id) => document.getElementById(id).getBoundingClientRect().top", target
+        )
+        assert 0 <= top < page.viewport_size["height"] / 2, f"{view}: #{target} en {top}"
+        assert not _in_view(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a")
+        # Y desde la sección, el índice del curso lleva a otro capítulo.
+        if width < 992:
+            page.locator("button.primary-toggle:visible").click()
+            page.wait_for_timeout(400)
+        with page.expect_navigation(timeout=LOAD_TIMEOUT):
+            page.locator(PRIMARY_LINKS).filter(visible=True).first.click()
+        assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
