@@ -85,9 +85,9 @@ SCAN_JS = r"""
 }
 """
 
-# Para cada fórmula en bloque y cada tabla: ¿cabe en la columna del texto o se
-# desplaza dentro de una caja propia que sí cabe? (Una caja con overflow hidden que
-# la corta no vale.)
+# Para cada fórmula en bloque, tabla y bloque de código: ¿cabe en la columna del texto
+# o se desplaza dentro de una caja propia que sí cabe y lo muestra (borde difuminado)?
+# Una caja con overflow hidden que la corta no vale.
 WIDE_JS = r"""
 () => {
   const column = document.querySelector("article.bd-article") ||
@@ -121,6 +121,13 @@ WIDE_JS = r"""
     if (scroller) {
       if (!inside(scroller.getBoundingClientRect())) {
         bad.push("su caja se sale de la columna: " + where(el));
+      }
+      // Que se note: la caja se difumina por el lado en el que queda contenido.
+      const mask = getComputedStyle(scroller).maskImage ||
+        getComputedStyle(scroller).webkitMaskImage;
+      if (!scroller.classList.contains("curso-desplazable") || !mask ||
+          mask === "none") {
+        bad.push("se desplaza sin que se note: " + where(el));
       }
       continue;
     }
@@ -364,5 +371,36 @@ def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
             page.locator(PRIMARY_LINKS).filter(visible=True).first.click()
         assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
         assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+# --- Código en vivo sin red ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
+def test_live_code_without_binder_says_why_in_spanish(view, browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
+        page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
+        notice = page.locator("#curso-codigo-en-vivo")
+        notice.wait_for(state="visible", timeout=15_000)
+        page.wait_for_function(
+            "() => /No se puede conectar/.test("
+            "document.getElementById('curso-codigo-en-vivo').innerText)",
+            timeout=20_000,
+        )
+        text = notice.inner_text()
+        assert "mybinder.org" in text and "conexión" in text, text
+        assert "descarga el notebook" in text, text
+        assert notice.is_visible() and notice.bounding_box()["width"] > 200
+        body = page.locator("body").inner_text()
+        assert "CDN" not in body and "Loading" not in body and "Launching" not in body
+        # Nada fuera de 127.0.0.1 salvo la comprobación del BinderHub (abortada aquí).
+        assert all("mybinder.org" in u for u in rec.external), rec.external
+        assert not any("unpkg" in u or "cdn" in u for u in rec.external)
+        errors = [e for e in rec.console_errors if "Failed to load resource" not in e]
+        assert not errors, errors
     finally:
         context.close()

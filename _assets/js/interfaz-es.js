@@ -31,4 +31,60 @@
     var dialog = link.closest("dialog");
     if (dialog && typeof dialog.close === "function") dialog.close();
   });
+
+  // Fórmulas, tablas y código más anchos que la columna se desplazan dentro de su
+  // caja. Para que se note, la caja lleva la clase «curso-desplazable» y se difumina
+  // por el lado en el que queda contenido (curso.css); la clase se revisa al
+  // desplazar, al cambiar el tamaño y cuando MathJax o un widget dibujan algo nuevo.
+  var SCROLLERS = [
+    "mjx-container[display='true']",
+    ".pst-scrollable-table-container",
+    ".rn-table-box",
+    "div.highlight > pre",
+    ".cell_output pre",
+  ].join(", ");
+
+  function mark(box) {
+    var wide = box.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle("curso-desplazable", wide);
+    if (!wide) {
+      box.classList.remove("curso-desplazable--antes", "curso-desplazable--despues");
+      return;
+    }
+    if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    var left = box.scrollLeft;
+    box.classList.toggle("curso-desplazable--antes", left > 1);
+    box.classList.toggle(
+      "curso-desplazable--despues",
+      left + box.clientWidth < box.scrollWidth - 1
+    );
+  }
+
+  var pending = false;
+  function markAll() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () {
+      pending = false;
+      document.querySelectorAll(SCROLLERS).forEach(mark);
+    });
+  }
+
+  document.addEventListener(
+    "scroll",
+    function (event) {
+      var box = event.target;
+      if (box && box.classList && box.classList.contains("curso-desplazable")) mark(box);
+    },
+    true
+  );
+  window.addEventListener("resize", markAll);
+  window.addEventListener("load", markAll);
+  document.addEventListener("DOMContentLoaded", function () {
+    markAll();
+    new MutationObserver(markAll).observe(document.body, {
+      childList: true,
+      subtree: true,
+    });
+  });
 })();

@@ -18,6 +18,10 @@ cinco cosas:
 4. **MathJax solo en páginas con fórmulas**, y el índice de búsqueda solo en la página
    de búsqueda.
 5. Quita scripts repetidos (``sphinx-thebe``) y copia los estáticos propios que cambien.
+6. **Destinos de lanzamiento** (``configure_launch_targets``): un destino vacío en
+   ``_config.yml`` no se muestra; el código en vivo (Thebe) sale de la copia del sitio
+   (``_static/vendor/thebe/``, nunca de un CDN) y usa el mismo BinderHub que el botón
+   de Binder (``_assets/js/codigo-en-vivo.js`` da los mensajes, en español).
 """
 
 from __future__ import annotations
@@ -181,8 +185,30 @@ _SEARCH_SCRIPTS = re.compile(
 )
 
 
-def retouch_html(html: str, pagename: str) -> str:
+_THEBE_URL_JS = re.compile(r'const THEBE_JS_URL = "[^"]*"')
+_THEBE_BINDER_OPTIONS = re.compile(r"binderOptions: \{")
+
+
+def retouch_html(
+    html: str, pagename: str, thebe_url: str = "", binder_url: str = ""
+) -> str:
     """Ajustes finales del HTML de una página (ver el docstring del módulo)."""
+    if thebe_url:
+        binder = json.dumps(binder_url.rstrip("/"))
+        html = _THEBE_URL_JS.sub(
+            lambda _: f"const THEBE_JS_URL = {json.dumps(thebe_url)}; "
+            f"window.CURSO_BINDER_URL = {binder}",
+            html,
+        )
+        # Sin esto Thebe 0.9 pide MathJax 2 a cdnjs para sus salidas: el sitio ya
+        # trae MathJax 3.
+        html = html.replace(
+            "requestKernel: true,", "requestKernel: true,\n        mathjaxUrl: false,", 1
+        )
+        if binder_url:
+            html = _THEBE_BINDER_OPTIONS.sub(
+                lambda m: f"{m.group(0)}\n        binderUrl: {binder},", html, count=1
+            )
     for english, spanish in FIXED_TEXTS.items():
         html = html.replace(english, spanish)
     html = _ALT_LOGO.sub('alt=""', html)
@@ -204,10 +230,17 @@ def retouch_html(html: str, pagename: str) -> str:
 class CourseTemplates(BuiltinTemplateLoader):
     """Las plantillas de siempre, con ``retouch_html`` aplicado a cada página."""
 
+    def init(self, builder, theme=None, dirs=None) -> None:
+        super().init(builder, theme, dirs)
+        launch = builder.config.html_theme_options.get("launch_buttons") or {}
+        self._binder_url = str(launch.get("binderhub_url") or "")
+
     def render(self, template: str, context: dict) -> str:
         html = super().render(template, context)
         if template.endswith(".html") and "pagename" in context:
-            html = retouch_html(html, context["pagename"])
+            pathto = context.get("pathto")
+            thebe = pathto(THEBE_JS, 1) if callable(pathto) else ""
+            html = retouch_html(html, context["pagename"], thebe, self._binder_url)
         return html
 
 
@@ -512,11 +545,45 @@ def _sync_static_files(app, exception) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# 6. Destinos de lanzamiento y código en vivo
+# --------------------------------------------------------------------------------------
+
+THEBE_JS = "_static/vendor/thebe/index.js"  # la copia de Thebe 0.9.3 (Makefile)
+_LAUNCH_URLS = ("binderhub_url", "colab_url", "jupyterhub_url", "deepnote_url")
+
+
+def configure_launch_targets(options: dict) -> dict:
+    """Las opciones del tema sin los destinos que no están configurados.
+
+    Cada destino es un ajuste de ``_config.yml``: ``repository.url`` (el botón de
+    GitHub y lo que abren todos los demás), ``launch_buttons.binderhub_url`` (Binder y
+    el código en vivo), ``colab_url`` y ``jupyterhub_url``. Un ajuste vacío quita su
+    botón; sin repositorio no queda ninguno, porque todos abren el repositorio.
+    """
+    options = dict(options)
+    launch = {
+        key: value
+        for key, value in dict(options.get("launch_buttons") or {}).items()
+        if key not in _LAUNCH_URLS or str(value or "").strip()
+    }
+    if not launch.get("binderhub_url"):
+        launch.pop("thebe", None)  # Thebe arranca sus núcleos en ese BinderHub
+    if not str(options.get("repository_url") or "").strip():
+        launch = {}
+        for button in ("use_repository_button", "use_issues_button",
+                       "use_edit_page_button", "use_source_button"):
+            options[button] = False
+    options["launch_buttons"] = launch
+    return options
+
+
+# --------------------------------------------------------------------------------------
 
 
 def _config_inited(app, config) -> None:
     _install_catalogs(app, config)
     _register_js_translations(app)
+    config.html_theme_options = configure_launch_targets(config.html_theme_options)
     config.template_bridge = f"{__name__}.CourseTemplates"
 
 
@@ -528,6 +595,7 @@ def setup(app) -> dict[str, Any]:
     app.connect("config-inited", _config_inited)
     app.add_css_file(ICONS_CSS)
     app.add_js_file("js/interfaz-es.js", priority=900)
+    app.add_js_file("js/codigo-en-vivo.js", priority=900)
     app.connect("html-page-context", _mathjax_only_with_math, priority=890)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("build-finished", _sync_static_files)
@@ -537,6 +605,7 @@ def setup(app) -> dict[str, Any]:
 
 __all__ = [
     "SpanishSearch",
+    "configure_launch_targets",
     "CourseTemplates",
     "FIXED_TEXTS",
     "has_math",
