@@ -404,3 +404,67 @@ def test_live_code_without_binder_says_why_in_spanish(view, browser, site_url):
         assert not errors, errors
     finally:
         context.close()
+
+
+# --- Búsqueda: resúmenes que se leen ------------------------------------------------
+
+
+def _search(page, site_url: str, query: str) -> list[tuple[str, str]]:
+    page.goto(f"{site_url}/search.html?q={query}", wait_until="load")
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#search-results p.search-summary');"
+        " return s && s.innerText.trim().length > 0 &&"
+        " !/Preparando|Buscando/.test(s.innerText); }",
+        timeout=LOAD_TIMEOUT,
+    )
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#search-results li')]"
+        ".every((li) => li.querySelector('p.context'))",
+        timeout=LOAD_TIMEOUT,
+    )
+    return [
+        (urlparse(li.locator("a").first.get_attribute("href") or "").path.lstrip("/"),
+         li.locator("p.context").inner_text())
+        for li in page.locator("#search-results li").all()
+    ]
+
+
+RAW_TEX = re.compile(r"\\[()\[\]]|\\[a-zA-Z]+|\$")
+BUTTON_LABELS = re.compile(r"^(?:…|\.\.\.)?\s*(?:Binder|Colab|JupyterHub|\.ipynb|\.md|"
+                           r"\.pdf|Código en vivo|Mostrar el código)\b")
+
+
+@pytest.mark.parametrize("query", ["normalizacion", "normalización", "varianza", "d-1"])
+def test_search_snippets_read_as_text(query, browser, site_url):
+    context = _new_context(browser, "portatil-claro")
+    try:
+        rec = PageRecorder(context)
+        hits = _search(rec.page, site_url, query)
+        assert hits, query
+        for rel, snippet in hits:
+            assert not RAW_TEX.search(snippet), f"«{query}», {rel}: TeX: {snippet}"
+            assert not BUTTON_LABELS.search(snippet), f"«{query}», {rel}: {snippet}"
+            assert len(snippet) > 20, f"«{query}», {rel}: {snippet!r}"
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+def test_search_without_accent_finds_what_the_accented_word_finds(browser, site_url):
+    context = _new_context(browser, "portatil-claro")
+    try:
+        page = PageRecorder(context).page
+        plain = [rel for rel, _ in _search(page, site_url, "normalizacion")]
+        accented = [rel for rel, _ in _search(page, site_url, "normalización")]
+        # Los mismos capítulos arriba (el glosario, además, empareja el término
+        # exacto «normalización de capa» solo con tilde).
+        chapters = [[r for r in hits if r.startswith("notebooks/")][:3]
+                    for hits in (plain, accented)]
+        assert chapters[0] == chapters[1], (plain[:5], accented[:5])
+        assert CHAPTER in plain[:3], plain[:5]
+        # El resumen muestra la palabra con su tilde, resaltada.
+        _search(page, site_url, "normalizacion")
+        marked = page.locator("#search-results p.context .highlighted").all_inner_texts()
+        assert any(m.lower().startswith("normaliz") for m in marked), marked
+    finally:
+        context.close()

@@ -262,7 +262,10 @@ _JS_STEMMER = """
 var SpanishStemmerNoAccents = function () {
   var base = new SpanishStemmer();
   this.stemWord = function (word) {
-    return base.stemWord(word).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
+    // Sin tilde, «-cion» no es el sufijo «-ción» de Snowball: «normalizacion» daría
+    // otra raíz que «normalización» (y otros resultados).
+    var accented = word.replace(/([cs])ion$/, "$1ión");
+    return base.stemWord(accented).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
       .normalize("NFC");
   };
 };
@@ -518,6 +521,18 @@ def _dedupe_scripts(
     context["script_files"] = unique
 
 
+def _search_summaries(app, pagename, templatename, context, doctree) -> None:
+    """En la página de búsqueda, resúmenes legibles (``_assets/js/busqueda.js``)."""
+    if pagename != "search" or "script_files" not in context:
+        return
+    from sphinx.builders.html._assets import _JavaScript
+
+    context["script_files"] = [
+        *context["script_files"],
+        _JavaScript("_static/js/busqueda.js", priority=950),
+    ]
+
+
 def _sync_static_files(app, exception) -> None:
     """Copia los estáticos propios (``html_static_path``) que hayan cambiado.
 
@@ -598,6 +613,7 @@ def setup(app) -> dict[str, Any]:
     app.add_js_file("js/codigo-en-vivo.js", priority=900)
     app.connect("html-page-context", _mathjax_only_with_math, priority=890)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("html-page-context", _search_summaries, priority=910)
     app.connect("build-finished", _sync_static_files)
     app.connect("build-finished", _write_icon_fonts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
