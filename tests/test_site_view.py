@@ -468,3 +468,66 @@ def test_search_without_accent_finds_what_the_accented_word_finds(browser, site_
         assert any(m.lower().startswith("normaliz") for m in marked), marked
     finally:
         context.close()
+
+
+# --- Lo pequeño: descripción, estadísticas, índice alfabético, soluciones -----------
+
+
+def _soup(rel: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+SPANISH_HINT = re.compile(r"\b(?:el|la|los|las|de|del|en|con|y|que|un|una)\b")
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_page_has_a_spanish_meta_description(rel):
+    metas = _soup(rel).select('meta[name="description"]')
+    assert len(metas) == 1, f"{rel}: {len(metas)} descripciones"
+    text = metas[0]["content"]
+    assert 50 <= len(text) <= 170, f"{rel}: {len(text)} caracteres: {text}"
+    assert SPANISH_HINT.search(text), f"{rel}: {text}"
+    assert not re.search(r"[\\$]|\{|\}", text), f"{rel}: {text}"
+
+
+def test_execution_statistics_are_built_but_not_in_the_learner_navigation():
+    assert (BUILD_HTML / "book" / "estadisticas.html").is_file()
+    for rel in (CHAPTER, "book/intro.html", "book/glosario.html"):
+        nav = _soup(rel).select_one("#pst-primary-sidebar, .bd-sidebar-primary")
+        assert nav is not None, rel
+        links = [a.get("href", "") for a in nav.select("a")]
+        assert not any("estadisticas" in h for h in links), f"{rel}: {links}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "estadisticas.html" in readme
+
+
+def test_index_letter_bar_does_not_mix_greek_with_latin_letters():
+    import unicodedata
+
+    soup = _soup("genindex.html")
+    letters = [a.get_text(strip=True) for a in soup.select(".genindex-jumpbox a")]
+    assert letters, "sin barra de letras"
+    greek = [x for x in letters if any("GREEK" in unicodedata.name(c, "") for c in x)]
+    assert not greek, letters
+    assert all(len(x) == 1 or x == "Símbolos" for x in letters), letters
+    assert letters == sorted(letters, key=lambda x: (x != "Símbolos", x)), letters
+
+
+def test_solution_title_opens_the_solution(browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, "telefono-claro")
+    try:
+        title = page.locator(".solution.dropdown > .admonition-title").first
+        assert title.locator("a").count() == 0, "el título de la solución es un enlace"
+        body = page.locator(".solution.dropdown #solution-content").first
+        assert not body.is_visible()
+        before = page.url
+        title.scroll_into_view_if_needed()
+        title.click()
+        page.wait_for_timeout(500)
+        assert body.is_visible(), "la solución no se abre"
+        assert page.url == before
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()

@@ -22,6 +22,9 @@ cinco cosas:
    ``_config.yml`` no se muestra; el código en vivo (Thebe) sale de la copia del sitio
    (``_static/vendor/thebe/``, nunca de un CDN) y usa el mismo BinderHub que el botón
    de Binder (``_assets/js/codigo-en-vivo.js`` da los mensajes, en español).
+7. **Descripción de cada página** (``<meta name="description">``, del primer párrafo de
+   prosa), el índice alfabético sin letras griegas entre las latinas y los títulos de
+   las soluciones sin enlace (al pulsarlos se abre la solución).
 """
 
 from __future__ import annotations
@@ -185,6 +188,15 @@ _SEARCH_SCRIPTS = re.compile(
 )
 
 
+# sphinx-exercise titula cada solución «Solución del <a>Ejercicio 4.1</a>»: el enlace
+# ocupa casi todo el título desplegable y, al pulsarlo, lleva al enunciado en vez de
+# abrir la solución. El título queda como texto (el enunciado está justo encima).
+_SOLUTION_TITLE = re.compile(
+    r'(<div class="solution dropdown admonition"[^>]*>\s*<p class="admonition-title">)'
+    r"(.*?)(</p>)",
+    re.S,
+)
+_LINK_TAG = re.compile(r"</?a\b[^>]*>")
 _THEBE_URL_JS = re.compile(r'const THEBE_JS_URL = "[^"]*"')
 _THEBE_BINDER_OPTIONS = re.compile(r"binderOptions: \{")
 
@@ -211,6 +223,9 @@ def retouch_html(
             )
     for english, spanish in FIXED_TEXTS.items():
         html = html.replace(english, spanish)
+    html = _SOLUTION_TITLE.sub(
+        lambda m: m.group(1) + _LINK_TAG.sub("", m.group(2)) + m.group(3), html
+    )
     html = _ALT_LOGO.sub('alt=""', html)
     html = _SEARCH_FIELD_ARIA.sub(r"\1", html)
     html = _ICON_TITLE.sub(r"\1", html)
@@ -560,6 +575,157 @@ def _sync_static_files(app, exception) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# 7. Descripción de cada página e índice alfabético
+# --------------------------------------------------------------------------------------
+
+DESCRIPTION_LENGTH = 160
+# Páginas que Sphinx genera sin documento fuente.
+GENERATED_DESCRIPTIONS = {
+    "genindex": "Índice alfabético de los términos del curso «Residual y LayerNorm»: "
+    "conexión residual, normalización de capa, γ y β, Post-LN y Pre-LN.",
+    "search": "Busca en el curso «Residual y LayerNorm» (Paso 7 del curso de "
+    "Transformers), con o sin tildes.",
+}
+_TEX_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
+    "varepsilon": "ε", "mu": "μ", "sigma": "σ", "lambda": "λ", "theta": "θ",
+    "odot": "⊙", "cdot": "·", "times": "×", "approx": "≈", "sqrt": "√", "sum": "Σ",
+    "le": "≤", "ge": "≥", "to": "→", "ell": "ℓ",
+}
+
+
+def read_tex(tex: str) -> str:
+    """Una fórmula corta en TeX, escrita para leerla en texto plano (``\\mu`` → μ)."""
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), ""), tex)
+    text = text.replace("^2", "²").replace("^{2}", "²")
+    text = re.sub(r"[{}_^$\\]", "", text)
+    return " ".join(text.split())
+
+
+def _plain_text(node) -> str:
+    parts = []
+    for child in node.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(child, nodes.math):
+            parts.append(read_tex(child.astext()))
+        elif not any(isinstance(a, nodes.math) for a in _ancestors(child)):
+            parts.append(child.astext())
+    return " ".join("".join(parts).split())
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def page_description(doctree) -> str:
+    """El primer párrafo de prosa de la página (fuera de recuadros y celdas), recortado.
+
+    Es la ``<meta name="description">`` que muestran los buscadores.
+    """
+    if doctree is None:
+        return ""
+    skip = (nodes.Admonition, nodes.container, nodes.table, nodes.list_item,
+            nodes.footnote, nodes.citation, nodes.definition_list)
+    for para in doctree.findall(nodes.paragraph):
+        if any(isinstance(a, skip) for a in _ancestors(para)):
+            continue
+        text = _plain_text(para)
+        if len(text) < 60:
+            continue
+        if len(text) > DESCRIPTION_LENGTH:
+            cut = text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0].rstrip(",;:")
+            text = cut + "…"
+        return text
+    return ""
+
+
+def _add_description(app, pagename, templatename, context, doctree) -> None:
+    from html import escape
+
+    text = page_description(doctree) or GENERATED_DESCRIPTIONS.get(pagename, "")
+    if not text:
+        title = re.sub(r"<[^>]+>", "", context.get("title") or "")
+        text = f"{title} — {app.config.html_title}" if title else ""
+    if text:
+        tag = f'<meta name="description" content="{escape(text, quote=True)}" />\n'
+        context["metatags"] = context.get("metatags", "") + tag
+
+
+_REDIRECT = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8" />
+<title>{title}</title>
+<meta name="description" content="{description}" />
+<meta http-equiv="Refresh" content="0; url={target}" />
+<link rel="canonical" href="{target}" />
+</head>
+<body><p><a href="{target}">{title}</a></p></body>
+</html>
+"""
+
+
+def _write_root_redirect(app, exception) -> None:
+    """``index.html``: la redirección a la portada, con idioma, título y descripción.
+
+    sphinx-external-toc escribe solo ``<meta http-equiv="Refresh">``.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    from html import escape
+
+    target = app.builder.get_target_uri(app.config.root_doc)
+    try:
+        description = page_description(app.env.get_doctree(app.config.root_doc))
+    except Exception:  # noqa: BLE001 - sin portada legible, el título basta
+        description = ""
+    description = description or str(app.config.html_title)
+    text = _REDIRECT.format(
+        lang=app.config.language or "es",
+        title=escape(str(app.config.html_title)),
+        description=escape(description, quote=True),
+        target=escape(target, quote=True),
+    )
+    index = Path(app.outdir) / "index.html"
+    if app.config.root_doc != "index" and (
+        not index.exists() or index.read_text(encoding="utf-8") != text
+    ):
+        index.write_text(text, encoding="utf-8")
+
+
+SYMBOLS_GROUP = "Símbolos"
+
+
+def _is_latin(letter: str) -> bool:
+    return bool(letter) and unicodedata.name(letter[0], "").startswith("LATIN")
+
+
+def group_index_letters(entries: list) -> list:
+    """El índice alfabético con las letras griegas (γ, β, ε…) en «Símbolos».
+
+    Sphinx abre una sección por cada inicial, así que la barra de letras mezclaba
+    «Β Γ Ε» (griegas, que parecen latinas) con «B … E». En el curso son símbolos de
+    fórmulas: van juntos, delante, como los demás símbolos.
+    """
+    latin, symbols = [], []
+    for key, group in entries:
+        (latin if _is_latin(key) else symbols).append((key, group))
+    if not symbols:
+        return entries
+    merged = sorted(
+        (item for _, group in symbols for item in group),
+        key=lambda item: strip_accents(item[0]).lower(),
+    )
+    return [(SYMBOLS_GROUP, merged), *latin]
+
+
+def _group_genindex(app, pagename, templatename, context, doctree) -> None:
+    if pagename == "genindex" and context.get("genindexentries"):
+        context["genindexentries"] = group_index_letters(context["genindexentries"])
+
+
+# --------------------------------------------------------------------------------------
 # 6. Destinos de lanzamiento y código en vivo
 # --------------------------------------------------------------------------------------
 
@@ -614,14 +780,19 @@ def setup(app) -> dict[str, Any]:
     app.connect("html-page-context", _mathjax_only_with_math, priority=890)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("html-page-context", _search_summaries, priority=910)
+    app.connect("html-page-context", _add_description, priority=920)
+    app.connect("html-page-context", _group_genindex, priority=920)
     app.connect("build-finished", _sync_static_files)
     app.connect("build-finished", _write_icon_fonts)
+    app.connect("build-finished", _write_root_redirect, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 __all__ = [
     "SpanishSearch",
     "configure_launch_targets",
+    "group_index_letters",
+    "page_description",
     "CourseTemplates",
     "FIXED_TEXTS",
     "has_math",
