@@ -86,7 +86,7 @@ SCAN_JS = r"""
 """
 
 # Para cada fórmula en bloque, tabla y bloque de código: ¿cabe en la columna del texto
-# o se desplaza dentro de una caja propia que sí cabe y lo muestra (borde difuminado)?
+# o se desplaza dentro de una caja propia que sí cabe y lo señala (una flecha →)?
 # Una caja con overflow hidden que la corta no vale.
 WIDE_JS = r"""
 () => {
@@ -122,11 +122,11 @@ WIDE_JS = r"""
       if (!inside(scroller.getBoundingClientRect())) {
         bad.push("su caja se sale de la columna: " + where(el));
       }
-      // Que se note: la caja se difumina por el lado en el que queda contenido.
-      const mask = getComputedStyle(scroller).maskImage ||
-        getComputedStyle(scroller).webkitMaskImage;
-      if (!scroller.classList.contains("curso-desplazable") || !mask ||
-          mask === "none") {
+      // Que se note: al cargar (sin desplazar) hay contenido a la derecha, y la caja
+      // lo señala con una flecha fija en su borde derecho.
+      const arrow = getComputedStyle(scroller, "::after").content;
+      if (!scroller.classList.contains("curso-desplazable--despues") ||
+          !/→/.test(arrow || "")) {
         bad.push("se desplaza sin que se note: " + where(el));
       }
       continue;
@@ -529,5 +529,34 @@ def test_solution_title_opens_the_solution(browser, site_url):
         assert body.is_visible(), "la solución no se abre"
         assert page.url == before
         assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)].filter((i) => i.checkVisibility())
+  .map((input) => {
+    const icon = input.closest('.bd-search').querySelector('.fa-magnifying-glass');
+    const r = input.getBoundingClientRect();
+    const textStart = r.left + parseFloat(getComputedStyle(input).paddingLeft);
+    return {textStart, iconRight: icon ? icon.getBoundingClientRect().right : -1};
+  })"""
+
+
+@pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
+def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
+                                                                   site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        assert page.locator(".bd-header:visible input, .bd-header:visible button"
+                            ).count() == 0, "cabecera del tema con controles"
+        page.locator(".search-button:visible, .search-button-field:visible").first.click()
+        page.wait_for_timeout(300)
+        fields = page.evaluate(SEARCH_FIELD_JS, "#pst-search-dialog input")
+        assert len(fields) == 1, fields
+        page.goto(f"{site_url}/search.html?q=capa", wait_until="load")
+        fields += page.evaluate(SEARCH_FIELD_JS, "input[type=search], input[name=q]")
+        assert len(fields) == 2, f"{view}: campos de búsqueda visibles: {fields}"
+        for field in fields:
+            assert field["textStart"] >= field["iconRight"] + 2, field
     finally:
         context.close()

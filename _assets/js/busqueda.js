@@ -9,7 +9,7 @@
   "use strict";
 
   var DROP = [
-    ".headerlink", "script", "style", "button", ".bd-header-article",
+    ".headerlink", "script", "style", "button", "h1", ".bd-header-article",
     ".header-article-items", ".dropdown", ".onlyprint", "#jb-print-docs-body",
     ".prev-next-area", ".prev-next-footer", "nav", "footer", ".cell_input",
     ".copybtn", "summary", ".thebe-launch-button", ".widget-subarea",
