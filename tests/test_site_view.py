@@ -107,12 +107,15 @@ WIDE_JS = r"""
     if (r.width === 0) continue;
     let scroller = null, clipped = false;
     for (let a = el; a && a !== column.parentElement; a = a.parentElement) {
-      const ox = getComputedStyle(a).overflowX;
-      if ((ox === "auto" || ox === "scroll") && a.scrollWidth > a.clientWidth + 1) {
+      const style = getComputedStyle(a);
+      const ox = style.overflowX;
+      // Lo que queda fuera, sin contar el relleno derecho (ahí no hay contenido).
+      const out = a.scrollWidth - a.clientWidth - (parseFloat(style.paddingRight) || 0);
+      if ((ox === "auto" || ox === "scroll") && out > 1) {
         scroller = a;
         break;
       }
-      if ((ox === "hidden" || ox === "clip") && a.scrollWidth > a.clientWidth + 1) {
+      if ((ox === "hidden" || ox === "clip") && out > 1) {
         clipped = true;
         break;
       }
@@ -131,8 +134,9 @@ WIDE_JS = r"""
       }
       continue;
     }
-    // El contenido propio (p. ej. el SVG/CHTML de MathJax) también debe caber.
-    if (!inside(r) || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) {
+    // Y su contenido (p. ej. una tabla más ancha que su celda) también cabe.
+    const pad = parseFloat(getComputedStyle(el).paddingRight) || 0;
+    if (!inside(r) || r.left + el.scrollWidth - pad > box.right + 1) {
       bad.push("no cabe y no se desplaza: " + where(el));
     }
   }

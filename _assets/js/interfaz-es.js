@@ -44,8 +44,15 @@
     ".cell_output pre",
   ].join(", ");
 
+  // ¿Queda contenido fuera? Solo el relleno derecho (un bloque de código cuya línea
+  // más larga llega justo al borde) no cuenta: el texto se ve entero.
+  function overflows(box) {
+    var padding = parseFloat(getComputedStyle(box).paddingRight) || 0;
+    return box.scrollWidth > box.clientWidth + padding + 1;
+  }
+
   function mark(box) {
-    var wide = box.scrollWidth > box.clientWidth + 1;
+    var wide = overflows(box);
     box.classList.toggle("curso-desplazable", wide);
     if (!wide) {
       box.classList.remove("curso-desplazable--antes", "curso-desplazable--despues");
