@@ -107,10 +107,13 @@ WIDE_JS = r"""
     if (r.width === 0) continue;
     let scroller = null, clipped = false;
     for (let a = el; a && a !== column.parentElement; a = a.parentElement) {
-      const style = getComputedStyle(a);
-      const ox = style.overflowX;
-      // Lo que queda fuera, sin contar el relleno derecho (ahí no hay contenido).
-      const out = a.scrollWidth - a.clientWidth - (parseFloat(style.paddingRight) || 0);
+      const ox = getComputedStyle(a).overflowX;
+      // Lo que queda fuera: el contenido mismo (un Range), no el relleno derecho.
+      const range = document.createRange();
+      range.selectNodeContents(a);
+      const out = a.scrollWidth <= a.clientWidth + 1 ? 0 :
+        range.getBoundingClientRect().right + a.scrollLeft -
+        (a.getBoundingClientRect().left + a.clientLeft + a.clientWidth);
       if ((ox === "auto" || ox === "scroll") && out > 1) {
         scroller = a;
         break;
@@ -135,8 +138,9 @@ WIDE_JS = r"""
       continue;
     }
     // Y su contenido (p. ej. una tabla más ancha que su celda) también cabe.
-    const pad = parseFloat(getComputedStyle(el).paddingRight) || 0;
-    if (!inside(r) || r.left + el.scrollWidth - pad > box.right + 1) {
+    const own = document.createRange();
+    own.selectNodeContents(el);
+    if (!inside(r) || own.getBoundingClientRect().right > box.right + 1) {
       bad.push("no cabe y no se desplaza: " + where(el));
     }
   }

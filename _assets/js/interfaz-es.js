@@ -44,11 +44,17 @@
     ".cell_output pre",
   ].join(", ");
 
-  // ¿Queda contenido fuera? Solo el relleno derecho (un bloque de código cuya línea
-  // más larga llega justo al borde) no cuenta: el texto se ve entero.
+  // ¿Queda contenido fuera de la vista? Se mide el contenido mismo (un Range), no
+  // scrollWidth: este cuenta o no el relleno derecho según haya o no un bloque dentro,
+  // y la flecha de curso.css es un bloque: la respuesta cambiaría al ponerla.
   function overflows(box) {
-    var padding = parseFloat(getComputedStyle(box).paddingRight) || 0;
-    return box.scrollWidth > box.clientWidth + padding + 1;
+    if (box.scrollWidth <= box.clientWidth + 1) return false;
+    var range = document.createRange();
+    range.selectNodeContents(box);
+    var content = range.getBoundingClientRect();
+    var rect = box.getBoundingClientRect();
+    var right = content.right + box.scrollLeft;
+    return right > rect.left + box.clientLeft + box.clientWidth + 1;
   }
 
   function mark(box) {
