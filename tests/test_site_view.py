@@ -99,7 +99,7 @@ WIDE_JS = r"""
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
     " «" + (el.textContent || "").trim().slice(0, 40) + "»";
   const items = column.querySelectorAll(
-    "mjx-container[display='true'], div.math, table, .rn-widget table, pre");
+    "mjx-container[display='true'], table, .rn-widget table, pre");
   const bad = [];
   for (const el of items) {
     if (!el.checkVisibility()) continue;
@@ -137,10 +137,7 @@ WIDE_JS = r"""
       }
       continue;
     }
-    // Y su contenido (p. ej. una tabla más ancha que su celda) también cabe.
-    const own = document.createRange();
-    own.selectNodeContents(el);
-    if (!inside(r) || own.getBoundingClientRect().right > box.right + 1) {
+    if (!inside(r)) {
       bad.push("no cabe y no se desplaza: " + where(el));
     }
   }
