@@ -216,12 +216,6 @@ def _descartados_en_uso() -> list[str]:
     return hallados
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="Los capítulos que aún dicen «corrida», «sembrado» o «núcleos (*kernels*)» "
-    "se están reescribiendo en otras ramas (issue 14); quitar el xfail tras "
-    "fusionarlas.",
-)
 def test_chapters_use_no_rejected_synonym():
     hallados = _descartados_en_uso()
     assert not hallados, "sinónimos descartados en la prosa:\n" + "\n".join(hallados)

@@ -130,10 +130,6 @@ def test_learner_code_detector():
     assert holds_learner_code("show('mu', mean(x), label='μ')")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="los capítulos se convierten a resnorm.book.show en otras ramas",
-)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_hide_input_cells_hold_learner_code(path):
     # Una celda «hide-input» muestra su salida y esconde el código tras un botón: si

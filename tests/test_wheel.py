@@ -34,12 +34,6 @@ OPTIONAL = {"myst_nb"}
 #: Las extensiones de Sphinx se van de resnorm al libro (book/_ext) en otra rama.
 #: Mientras sigan aquí, no cuentan: importan Sphinx, babel y fontTools, que resnorm no
 #: declara. Quitar este salto cuando ya no estén en resnorm/.
-MOVING_OUT = {
-    name for name in ("resnorm.sphinx_ext", "resnorm.sphinx_stats")
-    if (ROOT / (name.replace(".", "/") + ".py")).exists()
-}
-
-
 def _run(*args, **kwargs):
     out = subprocess.run(args, capture_output=True, text=True, **kwargs)
     command = " ".join(map(str, args))
@@ -72,7 +66,7 @@ def _modules(wheel: Path) -> list[str]:
         if name.endswith(".py"):
             module = name[: -len(".py")].replace("/", ".")
             modules.append(module.removesuffix(".__init__"))
-    return sorted(set(modules) - MOVING_OUT)
+    return sorted(set(modules))
 
 
 def _imported_packages(wheel: Path) -> set[str]:
