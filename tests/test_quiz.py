@@ -41,8 +41,10 @@ def _mistake(q, fragment):
 
 
 def test_every_chapter_has_at_least_three_questions():
-    counts = {key: sum(len(qs) for qs in bank.chapter(key).values())
-              for key in bank.chapters()}
+    counts = {
+        key: sum(len(qs) for qs in bank.chapter(key).values())
+        for key in bank.chapters()
+    }
     assert all(n >= 3 for n in counts.values()), counts
 
 
@@ -57,7 +59,8 @@ def test_sigma_question_and_its_mistakes_match_numpy():
     assert _mistake(q, "n − 1") == pytest.approx(X.std(ddof=1), abs=1e-12)
     assert _mistake(q, "varianza") == pytest.approx(X.var(), abs=1e-12)
     assert _mistake(q, "absolutos") == pytest.approx(
-        np.abs(X - X.mean()).mean(), abs=1e-12)
+        np.abs(X - X.mean()).mean(), abs=1e-12
+    )
 
 
 def test_mean_and_deviation_questions_match_numpy():
@@ -78,7 +81,8 @@ def test_layer_norm_questions_match_the_formula():
     q = _numeric("ch04-epsilon")
     assert q.answer == pytest.approx((X[3] - X.mean()) / np.sqrt(X.var() + 1e-3))
     assert _mistake(q, "fuera de la raíz") == pytest.approx(
-        (X[3] - X.mean()) / (X.std() + 1e-3))
+        (X[3] - X.mean()) / (X.std() + 1e-3)
+    )
 
 
 def test_gamma_beta_and_rms_questions_match_the_formula():
@@ -88,7 +92,7 @@ def test_gamma_beta_and_rms_questions_match_the_formula():
     assert _mistake(q, "olvidaste β") == pytest.approx(1.2 * x_hat[0])
     assert _mistake(q, "antes") == pytest.approx(1.2 * (x_hat[0] + 0.1))
     q = _numeric("ch06-rms")
-    assert q.answer == pytest.approx(X[0] / np.sqrt(np.mean(X ** 2) + 1e-8), abs=1e-6)
+    assert q.answer == pytest.approx(X[0] / np.sqrt(np.mean(X**2) + 1e-8), abs=1e-6)
     assert _mistake(q, "restaste la media") == pytest.approx(x_hat[0])
 
 
@@ -96,30 +100,46 @@ def test_counting_and_cost_questions_match_the_arithmetic():
     assert _numeric("ch05-cuantos-gamma").answer == 25
     assert _numeric("ch07-cuantas-post").answer == 12
     assert _numeric("ch02-atajos").answer == 24
-    assert _numeric("coste-mib").answer == 4096 * 1024 * 4 / 2 ** 20
+    assert _numeric("coste-mib").answer == 4096 * 1024 * 4 / 2**20
     assert _numeric("ch09-raiz-L").answer == pytest.approx(math.sqrt(17))
-    assert _numeric("ch01-factor-09").answer == pytest.approx(0.9 ** 96)
+    assert _numeric("ch01-factor-09").answer == pytest.approx(0.9**96)
     assert _numeric("gpt-uniforme").answer == pytest.approx(math.log(80))
 
 
 def test_a_mistake_that_equals_the_answer_is_refused():
     with pytest.raises(ValueError, match="no se distinguen"):
-        Numeric(id="x", prompt="?", answer=1.0, tol=0.1,
-                mistakes=(Mistake(1.05, "casi igual", "…"),), hints=("h",), solution="s")
+        Numeric(
+            id="x",
+            prompt="?",
+            answer=1.0,
+            tol=0.1,
+            mistakes=(Mistake(1.05, "casi igual", "…"),),
+            hints=("h",),
+            solution="s",
+        )
 
 
 def test_a_choice_needs_exactly_one_right_option_and_every_explanation():
     with pytest.raises(ValueError, match="exactamente una"):
-        Choice(id="c", prompt="?", options=(Option("a", True, "e"), Option("b", True, "e")))
+        Choice(
+            id="c", prompt="?", options=(Option("a", True, "e"), Option("b", True, "e"))
+        )
     with pytest.raises(ValueError, match="explicación"):
-        Choice(id="c", prompt="?", options=(Option("a", True, "e"), Option("b", False, " ")))
+        Choice(
+            id="c",
+            prompt="?",
+            options=(Option("a", True, "e"), Option("b", False, " ")),
+        )
 
 
 def test_question_version_changes_when_the_question_changes():
     q = _numeric("ch03-media")
     changed = Numeric(**{**q.__dict__, "prompt": q.prompt + " "})
     assert question_state(q)["version"] != question_state(changed)["version"]
-    assert question_state(q)["version"] == question_state(_numeric("ch03-media"))["version"]
+    assert (
+        question_state(q)["version"]
+        == question_state(_numeric("ch03-media"))["version"]
+    )
 
 
 def test_from_bank_carries_the_whole_chapter_for_its_progress():
@@ -157,28 +177,53 @@ def js(tmp_path_factory):
     def call(cases):
         result = subprocess.run(
             [NODE, str(runner), str(QUIZ_DIR / "quiz_core.js"), json.dumps(cases)],
-            capture_output=True, text=True, check=True, timeout=30,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
         )
         return json.loads(result.stdout)
 
     return call
 
 
-@pytest.mark.parametrize("typed,value", [
-    ("0.25", 0.25), ("0,25", 0.25), (" 0,25 ", 0.25), ("\u22120.2", -0.2),
-    ("-0,2", -0.2), ("1/4", 0.25), ("4e-5", 4e-5), ("4E-5", 4e-5), ("+2", 2.0),
-    ("1 000", 1000.0), (".5", 0.5), ("24", 24.0),
-])
+@pytest.mark.parametrize(
+    "typed,value",
+    [
+        ("0.25", 0.25),
+        ("0,25", 0.25),
+        (" 0,25 ", 0.25),
+        ("\u22120.2", -0.2),
+        ("-0,2", -0.2),
+        ("1/4", 0.25),
+        ("4e-5", 4e-5),
+        ("4E-5", 4e-5),
+        ("+2", 2.0),
+        ("1 000", 1000.0),
+        (".5", 0.5),
+        ("24", 24.0),
+    ],
+)
 def test_answers_typed_as_a_person_would_are_read(js, typed, value):
     (out,) = js([["parseAnswer", [typed]]])
     assert out["ok"] and out["value"] == pytest.approx(value)
 
 
-@pytest.mark.parametrize("typed,fragment", [
-    ("", "Escribe"), ("   ", "Escribe"), ("abc", "No entiendo"), ("1e400", "demasiado"),
-    ("1.234,5", "un solo separador"), ("1/0", "divide entre 0"), ("NaN", "No entiendo"),
-    ("Infinity", "No entiendo"), ("0,5,1", "un solo separador"), ("1/x", "No entiendo"),
-])
+@pytest.mark.parametrize(
+    "typed,fragment",
+    [
+        ("", "Escribe"),
+        ("   ", "Escribe"),
+        ("abc", "No entiendo"),
+        ("1e400", "demasiado"),
+        ("1.234,5", "un solo separador"),
+        ("1/0", "divide entre 0"),
+        ("NaN", "No entiendo"),
+        ("Infinity", "No entiendo"),
+        ("0,5,1", "un solo separador"),
+        ("1/x", "No entiendo"),
+    ],
+)
 def test_garbage_gets_a_spanish_message_never_nan(js, typed, fragment):
     (out,) = js([["parseAnswer", [typed]]])
     assert not out["ok"] and fragment in out["message"]
@@ -218,9 +263,18 @@ def test_every_numeric_question_is_diagnosed_in_javascript(js):
 
 def test_progress_counts_only_right_answers_of_the_current_version(js):
     every = {"a": "v1", "b": "v1", "c": "v1"}
-    saved = {"a": {"v": "v1", "ok": True}, "b": {"v": "v0", "ok": True},
-             "c": {"v": "v1", "ok": False}, "z": {"v": "v1", "ok": True}}
-    out = js([["chapterProgress", [every, saved]], ["progressText", [1, 3]],
-              ["progressText", [1, 1]]])
+    saved = {
+        "a": {"v": "v1", "ok": True},
+        "b": {"v": "v0", "ok": True},
+        "c": {"v": "v1", "ok": False},
+        "z": {"v": "v1", "ok": True},
+    }
+    out = js(
+        [
+            ["chapterProgress", [every, saved]],
+            ["progressText", [1, 3]],
+            ["progressText", [1, 1]],
+        ]
+    )
     assert out[0] == {"done": 1, "total": 3}
     assert out[1:] == ["1 de 3 preguntas", "1 de 1 pregunta"]

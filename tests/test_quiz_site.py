@@ -35,7 +35,8 @@ QUIZ_PAGES = _quiz_pages() if BUILD_HTML.exists() else []
 
 
 def _typed(value: float, tol: float) -> str:
-    """La respuesta como la escribiría una persona: redondeada dentro de la tolerancia."""
+    """La respuesta como la escribiría una persona: redondeada dentro de la "
+    "tolerancia."""
     decimals = max(0, math.ceil(-math.log10(tol)) + 1)
     text = f"{value:.{decimals}f}"
     if "." in text:
@@ -55,7 +56,8 @@ def _questions(page) -> list[dict]:
 
 def _section(page, question):
     return page.locator(".rn-quiz-question").filter(
-        has=page.get_by_text(question["prompt"], exact=True))
+        has=page.get_by_text(question["prompt"], exact=True)
+    )
 
 
 def _answer(section, text: str):
@@ -72,8 +74,9 @@ def _answer(section, text: str):
 
 
 def _open(browser, site_url, rel, scheme="light", width=390):
-    context = browser.new_context(color_scheme=scheme,
-                                  viewport={"width": width, "height": 844})
+    context = browser.new_context(
+        color_scheme=scheme, viewport={"width": width, "height": 844}
+    )
     recorder = PageRecorder(context)
     page = recorder.goto(f"{site_url}/{rel}")
     page.locator(".rn-quiz").first.wait_for(timeout=10_000)
@@ -83,8 +86,11 @@ def _open(browser, site_url, rel, scheme="light", width=390):
 def test_every_chapter_page_has_questions():
     chapters = sorted(BUILD_HTML.glob("notebooks/*.html"))
     assert chapters, "no hay sitio construido"
-    missing = [p.name for p in chapters if p.relative_to(BUILD_HTML).as_posix()
-               not in QUIZ_PAGES]
+    missing = [
+        p.name
+        for p in chapters
+        if p.relative_to(BUILD_HTML).as_posix() not in QUIZ_PAGES
+    ]
     assert not missing, f"capítulos sin preguntas: {missing}"
 
 
@@ -108,8 +114,9 @@ def test_every_question_is_corrected_and_diagnosed_on_the_page(browser, site_url
                 for garbage in ("abc", "", "1e400"):
                     text = _answer(section, garbage).inner_text()
                     assert text.strip(), (q["id"], garbage)
-                    assert not any(w in text.replace(f"«{garbage}»", "")
-                                   for w in BAD_WORDS), (q["id"], garbage, text)
+                    assert not any(
+                        w in text.replace(f"«{garbage}»", "") for w in BAD_WORDS
+                    ), (q["id"], garbage, text)
                 section.get_by_role("button", name="Dame una pista").click()
                 assert "Pista 1 de" in section.inner_text()
             else:
@@ -127,7 +134,9 @@ def test_every_question_is_corrected_and_diagnosed_on_the_page(browser, site_url
                 section.get_by_role("button", name="Comprobar").click()
                 assert q["options"][wrong]["explanation"] in feedback.inner_text()
         overflow = page.evaluate(
-            "document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            "document.documentElement.scrollWidth - "
+            "document.documentElement.clientWidth"
+        )
         assert overflow <= 1, f"{rel}: la página se desborda {overflow} px a 390 px"
         assert not recorder.console_errors, recorder.console_errors
         assert not recorder.external, recorder.external

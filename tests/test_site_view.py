@@ -179,7 +179,8 @@ def _wait_until_drawn(page) -> None:
     page.evaluate("document.fonts.ready")
     # interfaz-es.js revisa las cajas desplazables en el siguiente fotograma.
     page.evaluate(
-        "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        "() => new Promise((r) => "
+        "requestAnimationFrame(() => requestAnimationFrame(r)))"
     )
 
 

@@ -1,8 +1,8 @@
 """Extensión de Sphinx: la página «Estadísticas de ejecución», en español.
 
-La directiva ``estadisticas-ejecucion`` inserta una tabla con cada notebook del libro, cómo
-se ejecutó (caché o de nuevo), cuánto tardó, cuándo y si terminó bien; los datos son los
-que myst-nb registra al ejecutar (la misma idea que su ``nb-exec-table``, con cabeceras
+La directiva ``estadisticas-ejecucion`` inserta una tabla con cada notebook del libro,
+cómo se ejecutó (caché o de nuevo), cuánto tardó, cuándo y si terminó bien; los datos
+son los que myst-nb registra al ejecutar (la misma idea que su ``nb-exec-table``, con cabeceras
 en español y el total).
 """
 
@@ -19,7 +19,9 @@ from sphinx.util.docutils import SphinxDirective
 
 METADATA_KEY = "has_exec_table"
 HEADERS = ["Capítulo", "Ejecución", "Tiempo (s)", "Fecha", "Estado"]
-METHODS = {"cache": "caché", "auto": "automática", "force": "forzada", "inline": "en línea"}
+METHODS = {
+    "cache": "caché", "auto": "automática", "force": "forzada", "inline": "en línea"
+}
 
 
 class EstadisticasEjecucionNode(nodes.General, nodes.Element):
@@ -92,7 +94,8 @@ def make_table(parent: str, metadata: dict[str, dict]) -> nodes.table:
         row += _cell(ref)
         row += _cell(item["method"])
         row += _cell("—" if runtime is None else f"{runtime:.2f}")
-        row += _cell(datetime.fromtimestamp(when).strftime("%Y-%m-%d %H:%M") if when else "")
+        stamp = datetime.fromtimestamp(when).strftime("%Y-%m-%d %H:%M") if when else ""
+        row += _cell(stamp)
         row += _cell("✅ bien" if item["succeeded"] else "❌ falló")
         body += row
     row = nodes.row()

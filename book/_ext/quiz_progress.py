@@ -20,16 +20,21 @@ def _chapters(app, pagename):
     docs = sorted(app.env.found_docs)
     rows = []
     for key in bank.chapters():
-        matches = [d for d in docs if d.startswith("notebooks/")
-                   and d.endswith(bank.doc_suffix(key))]
+        matches = [
+            d
+            for d in docs
+            if d.startswith("notebooks/") and d.endswith(bank.doc_suffix(key))
+        ]
         if len(matches) != 1:
             continue  # un capítulo que este libro no incluye
-        rows.append({
-            "key": key,
-            "title": bank.title(key),
-            "href": app.builder.get_relative_uri(pagename, matches[0]),
-            "questions": manifest[key],
-        })
+        rows.append(
+            {
+                "key": key,
+                "title": bank.title(key),
+                "href": app.builder.get_relative_uri(pagename, matches[0]),
+                "questions": manifest[key],
+            }
+        )
     return {"storage_key": STORAGE_KEY, "chapters": rows}
 
 

@@ -70,14 +70,16 @@ class Numeric:
         # Cada error debe distinguirse de la respuesta y de los demás errores: si dos
         # valores caen dentro de la tolerancia, el diagnóstico no podría decidir.
         for i, (what_a, a) in enumerate(values):
-            for what_b, b in values[i + 1:]:
+            for what_b, b in values[i + 1 :]:
                 if abs(a - b) <= 2 * self.tol:
                     raise ValueError(
                         f"{self.id}: {what_a} ({a:.6g}) y {what_b} ({b:.6g}) no se "
                         f"distinguen con la tolerancia ±{self.tol:g}"
                     )
         if not self.hints or not self.solution:
-            raise ValueError(f"{self.id}: cada pregunta numérica lleva pistas y solución")
+            raise ValueError(
+                f"{self.id}: cada pregunta numérica lleva pistas y solución"
+            )
 
 
 @dataclass(frozen=True)
@@ -171,8 +173,12 @@ class Quiz(anywidget.AnyWidget):
             raise ValueError(f"Preguntas repetidas en {chapter}: {ids}")
         every = chapter_questions or {s["id"]: s["version"] for s in states}
         super().__init__(
-            _esm=_bundle_esm(), _css=_read_css(), chapter=chapter, questions=states,
-            chapter_questions=every, **kwargs,
+            _esm=_bundle_esm(),
+            _css=_read_css(),
+            chapter=chapter,
+            questions=states,
+            chapter_questions=every,
+            **kwargs,
         )
 
     @classmethod
@@ -199,5 +205,3 @@ class Quiz(anywidget.AnyWidget):
         for q in self.questions:
             if q["type"] == "numeric":
                 glue_number("quiz_" + q["id"].replace("-", "_"), q["answer"])
-
-

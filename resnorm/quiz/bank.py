@@ -32,7 +32,7 @@ def _f(value) -> float:
 
 
 def _ch01():
-    shrink = 0.9 ** 96
+    shrink = 0.9**96
     return {
         "escala": [
             Numeric(
@@ -44,13 +44,19 @@ def _ch01():
                 answer=shrink,
                 tol=1e-6,
                 mistakes=(
-                    Mistake(0.9 * 96, "multiplicaste 0.9 por 96",
-                            "Las capas se encadenan: cada una multiplica lo que deja "
-                            "la anterior, así que el factor se eleva a 96, no se "
-                            "multiplica por 96."),
-                    Mistake(1 - 0.1 * 96, "restaste un 10 % por capa",
-                            "Perder un 10 % por capa es multiplicar por 0.9 cada vez; "
-                            "restar 0.1 × 96 daría una escala negativa."),
+                    Mistake(
+                        0.9 * 96,
+                        "multiplicaste 0.9 por 96",
+                        "Las capas se encadenan: cada una multiplica lo que deja "
+                        "la anterior, así que el factor se eleva a 96, no se "
+                        "multiplica por 96.",
+                    ),
+                    Mistake(
+                        1 - 0.1 * 96,
+                        "restaste un 10 % por capa",
+                        "Perder un 10 % por capa es multiplicar por 0.9 cada vez; "
+                        "restar 0.1 × 96 daría una escala negativa.",
+                    ),
                 ),
                 hints=(
                     "Tras 2 capas la escala es 0.9 × 0.9; tras 3, 0.9 × 0.9 × 0.9.",
@@ -69,13 +75,22 @@ def _ch01():
                     "tras 96 capas?"
                 ),
                 options=(
-                    Option("Crece unas diez mil veces", True,
-                           f"1.1⁹⁶ ≈ {1.1 ** 96:.0f}: un 10 % por capa, encadenado, "
-                           "explota."),
-                    Option("Crece un 10 %", False,
-                           "Eso sería una sola capa; aquí se encadenan 96."),
-                    Option("Crece unas 106 veces (1.1 × 96)", False,
-                           "El factor se eleva a 96, no se multiplica por 96."),
+                    Option(
+                        "Crece unas diez mil veces",
+                        True,
+                        f"1.1⁹⁶ ≈ {1.1**96:.0f}: un 10 % por capa, encadenado, "
+                        "explota.",
+                    ),
+                    Option(
+                        "Crece un 10 %",
+                        False,
+                        "Eso sería una sola capa; aquí se encadenan 96.",
+                    ),
+                    Option(
+                        "Crece unas 106 veces (1.1 × 96)",
+                        False,
+                        "El factor se eleva a 96, no se multiplica por 96.",
+                    ),
                 ),
                 kind="prediccion",
             ),
@@ -88,14 +103,23 @@ def _ch01():
                     "información del input?"
                 ),
                 options=(
-                    Option("Que entradas distintas acaban con salidas casi iguales", True,
-                           "Si dos entradas distintas salen iguales, ninguna capa "
-                           "posterior puede separarlas: esa información ya no está."),
-                    Option("Que el coseno entre x y la salida es casi 0", False,
-                           "Una rotación aleatoria (sin pérdida) también da coseno ≈ 0: "
-                           "mide alineación, no información."),
-                    Option("Que la salida tiene otra escala", False,
-                           "Cambiar la escala no borra nada: se puede deshacer."),
+                    Option(
+                        "Que entradas distintas acaban con salidas casi iguales",
+                        True,
+                        "Si dos entradas distintas salen iguales, ninguna capa "
+                        "posterior puede separarlas: esa información ya no está.",
+                    ),
+                    Option(
+                        "Que el coseno entre x y la salida es casi 0",
+                        False,
+                        "Una rotación aleatoria (sin pérdida) también da coseno ≈ 0: "
+                        "mide alineación, no información.",
+                    ),
+                    Option(
+                        "Que la salida tiene otra escala",
+                        False,
+                        "Cambiar la escala no borra nada: se puede deshacer.",
+                    ),
                 ),
                 kind="concepto",
             ),
@@ -120,12 +144,17 @@ def _ch02():
                 answer=_f(total[1]),
                 tol=5e-3,
                 mistakes=(
-                    Mistake(SUMMAND[1] - BRANCH[1], "restaste F(x)",
-                            "La conexión residual suma: x + F(x). Con F(x) = −0.20 la "
-                            "suma baja el valor, pero sigue siendo una suma."),
-                    Mistake(BRANCH[1], "te quedaste solo con F(x)",
-                            "El atajo conserva x: la salida es x más lo que añade la "
-                            "rama."),
+                    Mistake(
+                        SUMMAND[1] - BRANCH[1],
+                        "restaste F(x)",
+                        "La conexión residual suma: x + F(x). Con F(x) = −0.20 la "
+                        "suma baja el valor, pero sigue siendo una suma.",
+                    ),
+                    Mistake(
+                        BRANCH[1],
+                        "te quedaste solo con F(x)",
+                        "El atajo conserva x: la salida es x más lo que añade la rama.",
+                    ),
                 ),
                 hints=(
                     "La suma residual es componente a componente.",
@@ -142,9 +171,12 @@ def _ch02():
                 answer=1 + d_layer,
                 tol=5e-4,
                 mistakes=(
-                    Mistake(d_layer, "olvidaste el 1 del atajo",
-                            "La derivada de t es 1: el atajo deja pasar el gradiente "
-                            "entero y la rama solo suma su parte."),
+                    Mistake(
+                        d_layer,
+                        "olvidaste el 1 del atajo",
+                        "La derivada de t es 1: el atajo deja pasar el gradiente "
+                        "entero y la rama solo suma su parte.",
+                    ),
                 ),
                 hints=(
                     "Deriva cada sumando por separado.",
@@ -163,9 +195,12 @@ def _ch02():
                 answer=2 * 12,
                 tol=0.25,
                 mistakes=(
-                    Mistake(12, "contaste un atajo por bloque",
-                            "Hay un atajo alrededor de la atención y otro alrededor de "
-                            "la FFN: dos por bloque."),
+                    Mistake(
+                        12,
+                        "contaste un atajo por bloque",
+                        "Hay un atajo alrededor de la atención y otro alrededor de "
+                        "la FFN: dos por bloque.",
+                    ),
                 ),
                 hints=(
                     "Cuenta primero los atajos de un solo bloque.",
@@ -192,15 +227,22 @@ def _ch03():
                 answer=mu,
                 tol=5e-4,
                 mistakes=(
-                    Mistake(sum(X), "no dividiste entre n",
-                            "La media es la suma dividida entre el número de "
-                            "componentes, 4."),
-                    Mistake(sum(X) / 3, "dividiste entre n − 1 = 3",
-                            "La media siempre divide entre n; el n − 1 solo aparece "
-                            "en la varianza muestral, y LayerNorm no la usa."),
+                    Mistake(
+                        sum(X),
+                        "no dividiste entre n",
+                        "La media es la suma dividida entre el número de "
+                        "componentes, 4.",
+                    ),
+                    Mistake(
+                        sum(X) / 3,
+                        "dividiste entre n − 1 = 3",
+                        "La media siempre divide entre n; el n − 1 solo aparece "
+                        "en la varianza muestral, y LayerNorm no la usa.",
+                    ),
                 ),
                 hints=("Suma las cuatro componentes.", "Divide la suma entre 4."),
-                solution=f"(0.80 + 0.95 + 0.93 + 1.33) / 4 = {sum(X):.2f} / 4 = {mu:.4f}.",
+                solution=f"(0.80 + 0.95 + 0.93 + 1.33) / 4 = {sum(X):.2f} / 4 = "
+                f"{mu:.4f}.",
             ),
             Numeric(
                 id="ch03-desvio",
@@ -211,13 +253,22 @@ def _ch03():
                 answer=dev,
                 tol=5e-4,
                 mistakes=(
-                    Mistake(X[3] - mu, "no elevaste al cuadrado",
-                            "El desvío es x₄ − μ; la varianza promedia sus cuadrados."),
-                    Mistake((X[3] - 1.0) ** 2, "redondeaste μ a 1.0 antes de restar",
-                            "Redondear la media antes de seguir cambia la tercera "
-                            "cifra: usa μ con todos sus decimales."),
+                    Mistake(
+                        X[3] - mu,
+                        "no elevaste al cuadrado",
+                        "El desvío es x₄ − μ; la varianza promedia sus cuadrados.",
+                    ),
+                    Mistake(
+                        (X[3] - 1.0) ** 2,
+                        "redondeaste μ a 1.0 antes de restar",
+                        "Redondear la media antes de seguir cambia la tercera "
+                        "cifra: usa μ con todos sus decimales.",
+                    ),
                 ),
-                hints=("Primero resta: 1.33 − μ.", "Luego multiplica el resultado por sí mismo."),
+                hints=(
+                    "Primero resta: 1.33 − μ.",
+                    "Luego multiplica el resultado por sí mismo.",
+                ),
                 solution=f"(1.33 − {mu:.4f})² = {X[3] - mu:.4f}² = {dev:.4f}.",
             ),
         ],
@@ -231,15 +282,23 @@ def _ch03():
                 answer=sigma,
                 tol=5e-4,
                 mistakes=(
-                    Mistake(_f(std(X, correction=1)), "dividiste entre n − 1",
-                            "Esa es la desviación muestral (la de torch.std por "
-                            "defecto). LayerNorm usa la poblacional: divide entre n."),
-                    Mistake(_f(variance(X)), "te quedaste en la varianza σ²",
-                            "Falta la raíz cuadrada: σ = √σ²."),
-                    Mistake(_f(np.mean(np.abs(np.subtract(X, mu)))),
-                            "promediaste los desvíos absolutos",
-                            "σ promedia los cuadrados de los desvíos y luego saca la "
-                            "raíz; no es la media de |xᵢ − μ|."),
+                    Mistake(
+                        _f(std(X, correction=1)),
+                        "dividiste entre n − 1",
+                        "Esa es la desviación muestral (la de torch.std por "
+                        "defecto). LayerNorm usa la poblacional: divide entre n.",
+                    ),
+                    Mistake(
+                        _f(variance(X)),
+                        "te quedaste en la varianza σ²",
+                        "Falta la raíz cuadrada: σ = √σ².",
+                    ),
+                    Mistake(
+                        _f(np.mean(np.abs(np.subtract(X, mu)))),
+                        "promediaste los desvíos absolutos",
+                        "σ promedia los cuadrados de los desvíos y luego saca la "
+                        "raíz; no es la media de |xᵢ − μ|.",
+                    ),
                 ),
                 hints=(
                     "Calcula los cuatro desvíos al cuadrado y promédialos: eso es σ².",
@@ -274,17 +333,28 @@ def _ch04():
                 answer=x_hat,
                 tol=2e-3,
                 mistakes=(
-                    Mistake((X[3] - mu) / _f(std(X, correction=1)),
-                            "usaste la σ muestral (n − 1)",
-                            "LayerNorm divide entre la σ poblacional; con n − 1 sale "
-                            "un x̂ más pequeño."),
-                    Mistake((X[3] - mu) / _f(variance(X)), "dividiste entre σ²",
-                            "Se divide entre σ, la raíz de la varianza."),
-                    Mistake(X[3] / sigma, "no restaste la media",
-                            "Primero se centra (x − μ) y después se divide entre σ."),
-                    Mistake((X[3] - mu) / round(sigma, 1), "redondeaste σ a 0.2 antes de dividir",
-                            "Redondear σ antes de dividir arrastra el error a todas "
-                            "las componentes."),
+                    Mistake(
+                        (X[3] - mu) / _f(std(X, correction=1)),
+                        "usaste la σ muestral (n − 1)",
+                        "LayerNorm divide entre la σ poblacional; con n − 1 sale "
+                        "un x̂ más pequeño.",
+                    ),
+                    Mistake(
+                        (X[3] - mu) / _f(variance(X)),
+                        "dividiste entre σ²",
+                        "Se divide entre σ, la raíz de la varianza.",
+                    ),
+                    Mistake(
+                        X[3] / sigma,
+                        "no restaste la media",
+                        "Primero se centra (x − μ) y después se divide entre σ.",
+                    ),
+                    Mistake(
+                        (X[3] - mu) / round(sigma, 1),
+                        "redondeaste σ a 0.2 antes de dividir",
+                        "Redondear σ antes de dividir arrastra el error a todas "
+                        "las componentes.",
+                    ),
                 ),
                 hints=("Centra: x₄ − μ.", "Divide el resultado entre σ."),
                 solution=f"x̂₄ = (1.33 − {mu:.4f}) / {sigma:.4f} = {x_hat:.3f}.",
@@ -298,19 +368,25 @@ def _ch04():
                 answer=keras,
                 tol=2e-3,
                 mistakes=(
-                    Mistake(keras_outside, "pusiste ε fuera de la raíz",
-                            "La fórmula suma ε a la varianza, dentro de la raíz: "
-                            "√(σ² + ε), no σ + ε."),
-                    Mistake(x_hat, "no usaste ε",
-                            "Con ε = 0.001 el denominador crece algo y x̂₄ baja."),
+                    Mistake(
+                        keras_outside,
+                        "pusiste ε fuera de la raíz",
+                        "La fórmula suma ε a la varianza, dentro de la raíz: "
+                        "√(σ² + ε), no σ + ε.",
+                    ),
+                    Mistake(
+                        x_hat,
+                        "no usaste ε",
+                        "Con ε = 0.001 el denominador crece algo y x̂₄ baja.",
+                    ),
                 ),
                 hints=(
                     "Calcula σ² + ε primero: σ² es σ al cuadrado.",
                     "Saca la raíz de esa suma y divide x₄ − μ entre ella.",
                 ),
                 solution=(
-                    f"√(σ² + ε) = √({sigma ** 2:.6f} + 0.001) = "
-                    f"{math.sqrt(sigma ** 2 + 1e-3):.5f}; x̂₄ = {keras:.3f}."
+                    f"√(σ² + ε) = √({sigma**2:.6f} + 0.001) = "
+                    f"{math.sqrt(sigma**2 + 1e-3):.5f}; x̂₄ = {keras:.3f}."
                 ),
             ),
         ],
@@ -322,28 +398,48 @@ def _ch04():
                     "y componentes. ¿Sobre qué eje calcula LayerNorm μ y σ?"
                 ),
                 options=(
-                    Option("Sobre C: las componentes de cada token", True,
-                           "Cada token se normaliza con sus propias estadísticas; no "
-                           "depende de los demás tokens ni del lote."),
-                    Option("Sobre B: el lote", False,
-                           "Eso hace BatchNorm (por componente, a lo largo del lote): "
-                           "la salida de un ejemplo dependería de los demás."),
-                    Option("Sobre T: las posiciones de la frase", False,
-                           "Mezclaría posiciones: un token dependería de los que "
-                           "vienen después, algo prohibido en un modelo causal."),
+                    Option(
+                        "Sobre C: las componentes de cada token",
+                        True,
+                        "Cada token se normaliza con sus propias estadísticas; no "
+                        "depende de los demás tokens ni del lote.",
+                    ),
+                    Option(
+                        "Sobre B: el lote",
+                        False,
+                        "Eso hace BatchNorm (por componente, a lo largo del lote): "
+                        "la salida de un ejemplo dependería de los demás.",
+                    ),
+                    Option(
+                        "Sobre T: las posiciones de la frase",
+                        False,
+                        "Mezclaría posiciones: un token dependería de los que "
+                        "vienen después, algo prohibido en un modelo causal.",
+                    ),
                 ),
             ),
             Choice(
                 id="ch04-prediccion-escala",
-                prompt="Predice: ¿qué da LayerNorm (sin γ ni β) con [20, 40] si con [2, 4] da [−1, 1]?",
+                prompt="Predice: ¿qué da LayerNorm (sin γ ni β) con [20, 40] si con "
+                "[2, 4] da [−1, 1]?",
                 options=(
-                    Option("Casi [−1, 1] otra vez", True,
-                           "Multiplicar el vector por 10 multiplica por 10 su desvío "
-                           "y su σ: se cancelan (salvo el pequeño ε)."),
-                    Option("[−10, 10]", False,
-                           "Eso es solo centrar; al dividir entre σ = 10 vuelve a "
-                           "[−1, 1]."),
-                    Option("[2, 4]", False, "LayerNorm cambia la escala: la media pasa a 0."),
+                    Option(
+                        "Casi [−1, 1] otra vez",
+                        True,
+                        "Multiplicar el vector por 10 multiplica por 10 su desvío "
+                        "y su σ: se cancelan (salvo el pequeño ε).",
+                    ),
+                    Option(
+                        "[−10, 10]",
+                        False,
+                        "Eso es solo centrar; al dividir entre σ = 10 vuelve a "
+                        "[−1, 1].",
+                    ),
+                    Option(
+                        "[2, 4]",
+                        False,
+                        "LayerNorm cambia la escala: la media pasa a 0.",
+                    ),
                 ),
                 kind="prediccion",
             ),
@@ -369,12 +465,22 @@ def _ch05():
                 answer=y,
                 tol=2e-3,
                 mistakes=(
-                    Mistake(GAMMA[0] * x_hat, "olvidaste β",
-                            "Después de escalar con γ hay que sumar β."),
-                    Mistake(GAMMA[0] * (x_hat + BETA[0]), "sumaste β antes de multiplicar",
-                            "El orden es γ ⊙ x̂ + β: primero se escala y después se "
-                            "desplaza."),
-                    Mistake(x_hat + BETA[0], "olvidaste γ", "Falta multiplicar por γ₁ = 1.2."),
+                    Mistake(
+                        GAMMA[0] * x_hat,
+                        "olvidaste β",
+                        "Después de escalar con γ hay que sumar β.",
+                    ),
+                    Mistake(
+                        GAMMA[0] * (x_hat + BETA[0]),
+                        "sumaste β antes de multiplicar",
+                        "El orden es γ ⊙ x̂ + β: primero se escala y después se "
+                        "desplaza.",
+                    ),
+                    Mistake(
+                        x_hat + BETA[0],
+                        "olvidaste γ",
+                        "Falta multiplicar por γ₁ = 1.2.",
+                    ),
                 ),
                 hints=("Multiplica x̂₁ por γ₁.", "Suma β₁ al resultado."),
                 solution=f"y₁ = 1.2 × ({x_hat:.4f}) + 0.1 = {y:.3f}.",
@@ -390,27 +496,51 @@ def _ch05():
                 answer=2 * blocks + 1,
                 tol=0.25,
                 mistakes=(
-                    Mistake(1, "pensaste que hay un único γ para todo el modelo",
-                            "Dentro de una LayerNorm, el mismo γ sirve a todos los "
-                            "tokens; pero cada LayerNorm del modelo tiene el suyo."),
-                    Mistake(2 * blocks, "olvidaste ln_f",
-                            "La LayerNorm final también aprende su γ."),
-                    Mistake(blocks, "contaste una LayerNorm por bloque",
-                            "Hay una antes de la atención y otra antes de la FFN."),
+                    Mistake(
+                        1,
+                        "pensaste que hay un único γ para todo el modelo",
+                        "Dentro de una LayerNorm, el mismo γ sirve a todos los "
+                        "tokens; pero cada LayerNorm del modelo tiene el suyo.",
+                    ),
+                    Mistake(
+                        2 * blocks,
+                        "olvidaste ln_f",
+                        "La LayerNorm final también aprende su γ.",
+                    ),
+                    Mistake(
+                        blocks,
+                        "contaste una LayerNorm por bloque",
+                        "Hay una antes de la atención y otra antes de la FFN.",
+                    ),
                 ),
-                hints=("Cuenta las LayerNorm de un bloque.", "No olvides la de después del último bloque."),
+                hints=(
+                    "Cuenta las LayerNorm de un bloque.",
+                    "No olvides la de después del último bloque.",
+                ),
                 solution=f"2 × {blocks} + 1 = {2 * blocks + 1}.",
             ),
             Choice(
                 id="ch05-para-que",
-                prompt="¿Para qué sirven γ y β si LayerNorm ya dejó media 0 y desviación 1?",
+                prompt="¿Para qué sirven γ y β si LayerNorm ya dejó media 0 y "
+                "desviación 1?",
                 options=(
-                    Option("Para que el modelo aprenda la escala y el desplazamiento que le convienen", True,
-                           "Con γ = σ y β = μ podría incluso deshacer la normalización: "
-                           "normalizar no le quita libertad."),
-                    Option("Para volver a la media 0 y desviación 1", False,
-                           "Eso ya lo hizo la normalización; γ y β la cambian."),
-                    Option("Para evitar dividir entre 0", False, "Eso lo hace ε, dentro de la raíz."),
+                    Option(
+                        "Para que el modelo aprenda la escala y el desplazamiento que "
+                        "le convienen",
+                        True,
+                        "Con γ = σ y β = μ podría incluso deshacer la normalización: "
+                        "normalizar no le quita libertad.",
+                    ),
+                    Option(
+                        "Para volver a la media 0 y desviación 1",
+                        False,
+                        "Eso ya lo hizo la normalización; γ y β la cambian.",
+                    ),
+                    Option(
+                        "Para evitar dividir entre 0",
+                        False,
+                        "Eso lo hace ε, dentro de la raíz.",
+                    ),
                 ),
             ),
         ],
@@ -428,21 +558,31 @@ def _ch06():
             Numeric(
                 id="ch06-rms",
                 prompt=(
-                    "RMSNorm divide cada componente entre √(media de los cuadrados + ε). "
+                    "RMSNorm divide cada componente entre √(media de los cuadrados + "
+                    "ε). "
                     "Con x = [0.80, 0.95, 0.93, 1.33], ¿cuánto vale la primera "
                     "componente de la salida (γ = 1)?"
                 ),
                 answer=y,
                 tol=2e-3,
                 mistakes=(
-                    Mistake(_f(layer_norm(X)[0]), "restaste la media",
-                            "Eso es LayerNorm. RMSNorm no centra: solo divide entre la "
-                            "raíz de la media de los cuadrados."),
-                    Mistake(X[0] / _f(np.mean(np.square(X))), "no sacaste la raíz",
-                            "Se divide entre la raíz de la media de los cuadrados "
-                            "(el RMS), no entre la media de los cuadrados."),
-                    Mistake(X[0] / _f(mean(X)), "dividiste entre la media",
-                            "El RMS promedia los cuadrados y luego saca la raíz."),
+                    Mistake(
+                        _f(layer_norm(X)[0]),
+                        "restaste la media",
+                        "Eso es LayerNorm. RMSNorm no centra: solo divide entre la "
+                        "raíz de la media de los cuadrados.",
+                    ),
+                    Mistake(
+                        X[0] / _f(np.mean(np.square(X))),
+                        "no sacaste la raíz",
+                        "Se divide entre la raíz de la media de los cuadrados "
+                        "(el RMS), no entre la media de los cuadrados.",
+                    ),
+                    Mistake(
+                        X[0] / _f(mean(X)),
+                        "dividiste entre la media",
+                        "El RMS promedia los cuadrados y luego saca la raíz.",
+                    ),
                 ),
                 hints=(
                     "Eleva al cuadrado las cuatro componentes y promédialas.",
@@ -454,15 +594,26 @@ def _ch06():
         "invariancia": [
             Choice(
                 id="ch06-signo",
-                prompt="Predice: ¿qué da LayerNorm(−2x), comparado con LayerNorm(x)? (γ = 1, β = 0)",
+                prompt="Predice: ¿qué da LayerNorm(−2x), comparado con LayerNorm(x)? "
+                "(γ = 1, β = 0)",
                 options=(
-                    Option("−LayerNorm(x)", True,
-                           "El factor 2 se cancela con σ, pero el signo no: centrar y "
-                           "dividir entre σ > 0 conserva el signo de −x."),
-                    Option("LayerNorm(x)", False,
-                           "La invariancia a la escala vale solo para factores "
-                           "positivos; con −2 la salida cambia de signo."),
-                    Option("2·LayerNorm(x)", False, "σ también se multiplica por 2 y lo cancela."),
+                    Option(
+                        "−LayerNorm(x)",
+                        True,
+                        "El factor 2 se cancela con σ, pero el signo no: centrar y "
+                        "dividir entre σ > 0 conserva el signo de −x.",
+                    ),
+                    Option(
+                        "LayerNorm(x)",
+                        False,
+                        "La invariancia a la escala vale solo para factores "
+                        "positivos; con −2 la salida cambia de signo.",
+                    ),
+                    Option(
+                        "2·LayerNorm(x)",
+                        False,
+                        "σ también se multiplica por 2 y lo cancela.",
+                    ),
                 ),
                 kind="prediccion",
             ),
@@ -470,10 +621,17 @@ def _ch06():
                 id="ch06-que-quita",
                 prompt="¿Qué le quita RMSNorm a LayerNorm?",
                 options=(
-                    Option("Restar la media (y β)", True,
-                           "RMSNorm solo reescala: no centra, y por eso tampoco suele "
-                           "llevar β."),
-                    Option("Dividir entre una escala", False, "Eso lo conserva: divide entre el RMS."),
+                    Option(
+                        "Restar la media (y β)",
+                        True,
+                        "RMSNorm solo reescala: no centra, y por eso tampoco suele "
+                        "llevar β.",
+                    ),
+                    Option(
+                        "Dividir entre una escala",
+                        False,
+                        "Eso lo conserva: divide entre el RMS.",
+                    ),
                     Option("El parámetro γ", False, "RMSNorm mantiene γ."),
                 ),
             ),
@@ -490,15 +648,25 @@ def _ch07():
         "orden": [
             Choice(
                 id="ch07-cual-es-pre",
-                prompt="¿Cuál de estas líneas es un bloque Pre-LN (la subcapa de atención)?",
+                prompt="¿Cuál de estas líneas es un bloque Pre-LN (la subcapa de "
+                "atención)?",
                 options=(
-                    Option("x = x + attn(ln_1(x))", True,
-                           "Se normaliza la entrada de la subcapa y el atajo lleva x "
-                           "sin normalizar."),
-                    Option("x = ln_1(x + attn(x))", False,
-                           "Eso es Post-LN: la normalización va después de la suma."),
-                    Option("x = attn(ln_1(x))", False,
-                           "Falta el atajo: sin «x +» no hay conexión residual."),
+                    Option(
+                        "x = x + attn(ln_1(x))",
+                        True,
+                        "Se normaliza la entrada de la subcapa y el atajo lleva x "
+                        "sin normalizar.",
+                    ),
+                    Option(
+                        "x = ln_1(x + attn(x))",
+                        False,
+                        "Eso es Post-LN: la normalización va después de la suma.",
+                    ),
+                    Option(
+                        "x = attn(ln_1(x))",
+                        False,
+                        "Falta el atajo: sin «x +» no hay conexión residual.",
+                    ),
                 ),
             ),
             Numeric(
@@ -510,27 +678,47 @@ def _ch07():
                 answer=2 * blocks,
                 tol=0.25,
                 mistakes=(
-                    Mistake(2 * blocks + 1, "añadiste una ln_f",
-                            "La LayerNorm final la necesita Pre-LN, cuyo flujo "
-                            "residual no se normaliza; en Post-LN la salida del último "
-                            "bloque ya sale normalizada."),
-                    Mistake(blocks, "contaste una por bloque",
-                            "Post-LN normaliza después de cada suma: dos por bloque."),
+                    Mistake(
+                        2 * blocks + 1,
+                        "añadiste una ln_f",
+                        "La LayerNorm final la necesita Pre-LN, cuyo flujo "
+                        "residual no se normaliza; en Post-LN la salida del último "
+                        "bloque ya sale normalizada.",
+                    ),
+                    Mistake(
+                        blocks,
+                        "contaste una por bloque",
+                        "Post-LN normaliza después de cada suma: dos por bloque.",
+                    ),
                 ),
-                hints=("¿Cuántas sumas residuales tiene un bloque?", "Post-LN pone una LayerNorm tras cada suma."),
+                hints=(
+                    "¿Cuántas sumas residuales tiene un bloque?",
+                    "Post-LN pone una LayerNorm tras cada suma.",
+                ),
                 solution=f"2 por bloque × {blocks} = {2 * blocks}.",
             ),
             Choice(
                 id="ch07-calentamiento",
-                prompt="¿Qué orden suele necesitar calentamiento (warm-up) de la tasa de aprendizaje para entrenar bien?",
+                prompt="¿Qué orden suele necesitar calentamiento (warm-up) de la tasa "
+                "de aprendizaje para entrenar bien?",
                 options=(
-                    Option("Post-LN", True,
-                           "En Post-LN, al inicio, los gradientes de las últimas capas "
-                           "son grandes; empezar con una tasa pequeña lo compensa."),
-                    Option("Pre-LN", False,
-                           "Pre-LN tolera tasas más altas sin calentamiento, aunque en "
-                           "la práctica (GPT-3) también se usa."),
-                    Option("Ninguno de los dos", False, "El calentamiento se introdujo justo por Post-LN."),
+                    Option(
+                        "Post-LN",
+                        True,
+                        "En Post-LN, al inicio, los gradientes de las últimas capas "
+                        "son grandes; empezar con una tasa pequeña lo compensa.",
+                    ),
+                    Option(
+                        "Pre-LN",
+                        False,
+                        "Pre-LN tolera tasas más altas sin calentamiento, aunque en "
+                        "la práctica (GPT-3) también se usa.",
+                    ),
+                    Option(
+                        "Ninguno de los dos",
+                        False,
+                        "El calentamiento se introdujo justo por Post-LN.",
+                    ),
                 ),
             ),
         ],
@@ -545,11 +733,16 @@ def _ch08():
                 id="ch08-que-recibe",
                 prompt="En un bloque Pre-LN, ¿qué vector recibe la atención?",
                 options=(
-                    Option("LN₁(x): la entrada normalizada", True,
-                           "La atención trabaja con la versión normalizada; el atajo "
-                           "suma su salida a x sin normalizar."),
+                    Option(
+                        "LN₁(x): la entrada normalizada",
+                        True,
+                        "La atención trabaja con la versión normalizada; el atajo "
+                        "suma su salida a x sin normalizar.",
+                    ),
                     Option("x, sin normalizar", False, "Eso pasa en Post-LN."),
-                    Option("x + LN₁(x)", False, "La suma residual es x + attn(LN₁(x))."),
+                    Option(
+                        "x + LN₁(x)", False, "La suma residual es x + attn(LN₁(x))."
+                    ),
                 ),
             ),
             Numeric(
@@ -561,20 +754,36 @@ def _ch08():
                 answer=2 * d,
                 tol=0.25,
                 mistakes=(
-                    Mistake(d, "contaste solo γ", "β también tiene una componente por dimensión."),
-                    Mistake(2, "contaste un número para γ y otro para β",
-                            "γ y β son vectores de d componentes."),
+                    Mistake(
+                        d,
+                        "contaste solo γ",
+                        "β también tiene una componente por dimensión.",
+                    ),
+                    Mistake(
+                        2,
+                        "contaste un número para γ y otro para β",
+                        "γ y β son vectores de d componentes.",
+                    ),
                 ),
                 hints=("γ tiene una componente por dimensión.", "β también."),
                 solution=f"γ ({d}) + β ({d}) = {2 * d}.",
             ),
             Choice(
                 id="ch08-post-salida",
-                prompt="Predice: tras un bloque Post-LN con γ = 1 y β = 0, ¿qué media tiene el vector de salida?",
+                prompt="Predice: tras un bloque Post-LN con γ = 1 y β = 0, ¿qué media "
+                "tiene el vector de salida?",
                 options=(
-                    Option("0 (salvo redondeo)", True, "La última operación de Post-LN es una LayerNorm."),
-                    Option("La misma que la entrada", False,
-                           "Eso valdría en Pre-LN, donde la salida es x + …, sin normalizar."),
+                    Option(
+                        "0 (salvo redondeo)",
+                        True,
+                        "La última operación de Post-LN es una LayerNorm.",
+                    ),
+                    Option(
+                        "La misma que la entrada",
+                        False,
+                        "Eso valdría en Pre-LN, donde la salida es x + …, sin "
+                        "normalizar.",
+                    ),
                     Option("1", False, "Sale desviación 1 (casi), no media 1."),
                 ),
                 kind="prediccion",
@@ -596,30 +805,50 @@ def _ch09():
                 prompt=(
                     "En una pila residual sin LayerNorm, cada rama suma una señal "
                     "independiente de varianza 1 a una entrada de varianza 1. ¿Qué "
-                    f"desviación estándar tiene el flujo residual tras {blocks} bloques?"
+                    f"desviación estándar tiene el flujo residual tras {blocks} "
+                    f"bloques?"
                 ),
                 answer=grown,
                 tol=0.01,
                 mistakes=(
-                    Mistake(1 + blocks, "sumaste desviaciones en vez de varianzas",
-                            "Las varianzas de señales independientes se suman; la "
-                            "desviación es la raíz de esa suma."),
-                    Mistake(math.sqrt(blocks), "olvidaste la entrada",
-                            "La entrada también aporta su varianza 1: son 1 + 16."),
+                    Mistake(
+                        1 + blocks,
+                        "sumaste desviaciones en vez de varianzas",
+                        "Las varianzas de señales independientes se suman; la "
+                        "desviación es la raíz de esa suma.",
+                    ),
+                    Mistake(
+                        math.sqrt(blocks),
+                        "olvidaste la entrada",
+                        "La entrada también aporta su varianza 1: son 1 + 16.",
+                    ),
                 ),
-                hints=("Suma las varianzas: la de la entrada y la de cada rama.", "La desviación es la raíz de la varianza total."),
-                solution=f"Var = 1 + {blocks} = {1 + blocks}; σ = √{1 + blocks} = {grown:.3f}.",
+                hints=(
+                    "Suma las varianzas: la de la entrada y la de cada rama.",
+                    "La desviación es la raíz de la varianza total.",
+                ),
+                solution=f"Var = 1 + {blocks} = {1 + blocks}; σ = √{1 + blocks} = "
+                f"{grown:.3f}.",
             ),
             Choice(
                 id="ch09-plana-ganancia",
-                prompt="Predice: ¿qué necesita una pila plana de 50 capas tanh para no apagar ni disparar su señal?",
+                prompt="Predice: ¿qué necesita una pila plana de 50 capas tanh para no "
+                "apagar ni disparar su señal?",
                 options=(
-                    Option("Una ganancia de inicialización justa", True,
-                           "Sin atajo, cualquier factor por capa distinto de 1 se "
-                           "eleva a 50; la residual no depende tanto de ese ajuste."),
-                    Option("Nada: 50 capas son pocas", False, "0.9⁵⁰ ya es menos de 0.01."),
-                    Option("Más datos de entrenamiento", False,
-                           "El problema aparece antes de entrenar: en la inicialización."),
+                    Option(
+                        "Una ganancia de inicialización justa",
+                        True,
+                        "Sin atajo, cualquier factor por capa distinto de 1 se "
+                        "eleva a 50; la residual no depende tanto de ese ajuste.",
+                    ),
+                    Option(
+                        "Nada: 50 capas son pocas", False, "0.9⁵⁰ ya es menos de 0.01."
+                    ),
+                    Option(
+                        "Más datos de entrenamiento",
+                        False,
+                        "El problema aparece antes de entrenar: en la inicialización.",
+                    ),
                 ),
                 kind="prediccion",
             ),
@@ -627,12 +856,23 @@ def _ch09():
                 id="ch09-sin-ln",
                 prompt="¿Puede entrenarse una red residual profunda sin normalización?",
                 options=(
-                    Option("Sí, si cada rama empieza pequeña", True,
-                           "Inicializaciones como la 1/√N de GPT-2, Fixup, SkipInit o "
-                           "ReZero escalan las ramas y lo consiguen."),
-                    Option("No, nunca", False, "Hay métodos publicados que lo consiguen escalando las ramas."),
-                    Option("Sí, siempre, con cualquier inicialización", False,
-                           "Si cada rama es tan grande como h, la escala crece capa a capa."),
+                    Option(
+                        "Sí, si cada rama empieza pequeña",
+                        True,
+                        "Inicializaciones como la 1/√N de GPT-2, Fixup, SkipInit o "
+                        "ReZero escalan las ramas y lo consiguen.",
+                    ),
+                    Option(
+                        "No, nunca",
+                        False,
+                        "Hay métodos publicados que lo consiguen escalando las ramas.",
+                    ),
+                    Option(
+                        "Sí, siempre, con cualquier inicialización",
+                        False,
+                        "Si cada rama es tan grande como h, la escala crece capa a "
+                        "capa.",
+                    ),
                 ),
             ),
         ],
@@ -646,34 +886,68 @@ def _ch11_resumen():
                 id="resumen-residual",
                 prompt="¿Qué problema resuelve sobre todo la conexión residual?",
                 options=(
-                    Option("Da al gradiente y a la señal un camino directo entre capas", True,
-                           "La derivada de x + F(x) es 1 + F′(x): el 1 pasa entero."),
-                    Option("Mantiene la escala de cada vector", False, "Eso lo hace LayerNorm."),
-                    Option("Reduce el número de parámetros", False, "El atajo no tiene parámetros, pero no quita ninguno."),
+                    Option(
+                        "Da al gradiente y a la señal un camino directo entre capas",
+                        True,
+                        "La derivada de x + F(x) es 1 + F′(x): el 1 pasa entero.",
+                    ),
+                    Option(
+                        "Mantiene la escala de cada vector",
+                        False,
+                        "Eso lo hace LayerNorm.",
+                    ),
+                    Option(
+                        "Reduce el número de parámetros",
+                        False,
+                        "El atajo no tiene parámetros, pero no quita ninguno.",
+                    ),
                 ),
             ),
             Choice(
                 id="resumen-layernorm",
                 prompt="¿Y LayerNorm?",
                 options=(
-                    Option("Da a cada vector una escala estable y predecible", True,
-                           "Cada token sale con media 0 y desviación 1 antes de γ y β."),
-                    Option("Hace que los tokens no se mezclen", False,
-                           "LayerNorm trabaja token a token, pero no impide la mezcla de la atención."),
-                    Option("Garantiza que toda la red sea estable", False,
-                           "Ayuda mucho, pero no garantiza la estabilidad de la red entera."),
+                    Option(
+                        "Da a cada vector una escala estable y predecible",
+                        True,
+                        "Cada token sale con media 0 y desviación 1 antes de γ y β.",
+                    ),
+                    Option(
+                        "Hace que los tokens no se mezclen",
+                        False,
+                        "LayerNorm trabaja token a token, pero no impide la mezcla de "
+                        "la atención.",
+                    ),
+                    Option(
+                        "Garantiza que toda la red sea estable",
+                        False,
+                        "Ayuda mucho, pero no garantiza la estabilidad de la red "
+                        "entera.",
+                    ),
                 ),
             ),
             Choice(
                 id="resumen-orden",
-                prompt="¿Qué orden usan GPT-2, GPT-3 y la mayoría de modelos grandes actuales?",
+                prompt="¿Qué orden usan GPT-2, GPT-3 y la mayoría de modelos grandes "
+                "actuales?",
                 options=(
-                    Option("Pre-LN, con una LayerNorm final", True,
-                           "Normalizan la entrada de cada subcapa y dejan el flujo "
-                           "residual sin normalizar hasta ln_f."),
-                    Option("Post-LN, como el Transformer original", False,
-                           "Ese es el orden de 2017; los modelos grandes pasaron a Pre-LN."),
-                    Option("Ninguna normalización", False, "Todos los citados en el curso normalizan."),
+                    Option(
+                        "Pre-LN, con una LayerNorm final",
+                        True,
+                        "Normalizan la entrada de cada subcapa y dejan el flujo "
+                        "residual sin normalizar hasta ln_f.",
+                    ),
+                    Option(
+                        "Post-LN, como el Transformer original",
+                        False,
+                        "Ese es el orden de 2017; los modelos grandes pasaron "
+                        "a Pre-LN.",
+                    ),
+                    Option(
+                        "Ninguna normalización",
+                        False,
+                        "Todos los citados en el curso normalizan.",
+                    ),
                 ),
             ),
         ],
@@ -682,7 +956,7 @@ def _ch11_resumen():
 
 def _ch12_coste():
     rows, cols = 4096, 1024
-    mib = rows * cols * 4 / 2 ** 20
+    mib = rows * cols * 4 / 2**20
     return {
         "coste": [
             Numeric(
@@ -691,13 +965,24 @@ def _ch12_coste():
                 answer=mib,
                 tol=0.05,
                 mistakes=(
-                    Mistake(rows * cols / 2 ** 20, "olvidaste los 4 bytes de cada float32",
-                            "Cada número float32 ocupa 4 bytes."),
-                    Mistake(rows * cols * 32 / 2 ** 20, "contaste bits, no bytes",
-                            "float32 son 32 bits, que son 4 bytes."),
+                    Mistake(
+                        rows * cols / 2**20,
+                        "olvidaste los 4 bytes de cada float32",
+                        "Cada número float32 ocupa 4 bytes.",
+                    ),
+                    Mistake(
+                        rows * cols * 32 / 2**20,
+                        "contaste bits, no bytes",
+                        "float32 son 32 bits, que son 4 bytes.",
+                    ),
                 ),
-                hints=("Cuenta los elementos: filas × columnas.", "Multiplica por 4 bytes y divide entre 2²⁰."),
-                solution=f"{rows} × {cols} × 4 B = {rows * cols * 4} B = {mib:.0f} MiB.",
+                hints=(
+                    "Cuenta los elementos: filas × columnas.",
+                    "Multiplica por 4 bytes y divide entre 2²⁰.",
+                ),
+                solution=(
+                    f"{rows} × {cols} × 4 B = {rows * cols * 4} B = {mib:.0f} MiB."
+                ),
             ),
             Numeric(
                 id="coste-pasadas",
@@ -708,18 +993,32 @@ def _ch12_coste():
                 answer=2,
                 tol=0.25,
                 mistakes=(
-                    Mistake(1, "contaste solo la lectura", "La salida también hay que escribirla."),
+                    Mistake(
+                        1,
+                        "contaste solo la lectura",
+                        "La salida también hay que escribirla.",
+                    ),
                 ),
-                hints=("Cuenta lecturas y escrituras.", "Una lectura más una escritura."),
+                hints=(
+                    "Cuenta lecturas y escrituras.",
+                    "Una lectura más una escritura.",
+                ),
                 solution="1 lectura + 1 escritura = 2 pasadas.",
             ),
             Choice(
                 id="coste-rms",
                 prompt="¿Por qué RMSNorm puede ser algo más barata que LayerNorm?",
                 options=(
-                    Option("Porque no calcula ni resta la media", True,
-                           "Se ahorra una reducción y una resta por componente."),
-                    Option("Porque no necesita raíz cuadrada", False, "También divide entre una raíz: el RMS."),
+                    Option(
+                        "Porque no calcula ni resta la media",
+                        True,
+                        "Se ahorra una reducción y una resta por componente.",
+                    ),
+                    Option(
+                        "Porque no necesita raíz cuadrada",
+                        False,
+                        "También divide entre una raíz: el RMS.",
+                    ),
                     Option("Porque no tiene parámetros", False, "Tiene γ."),
                 ),
             ),
@@ -735,28 +1034,50 @@ def _gpt():
                 id="gpt-uniforme",
                 prompt=(
                     f"Un modelo que reparte la probabilidad por igual entre {vocab} "
-                    "caracteres, ¿qué pérdida de entropía cruzada (logaritmo natural) tiene?"
+                    "caracteres, ¿qué pérdida de entropía cruzada (logaritmo natural) "
+                    "tiene?"
                 ),
                 answer=math.log(vocab),
                 tol=0.01,
                 mistakes=(
-                    Mistake(math.log2(vocab), "usaste logaritmo en base 2",
-                            "La pérdida de PyTorch usa el logaritmo natural."),
-                    Mistake(1 / vocab, "diste la probabilidad, no la pérdida",
-                            "La pérdida es −ln p, con p = 1/80."),
+                    Mistake(
+                        math.log2(vocab),
+                        "usaste logaritmo en base 2",
+                        "La pérdida de PyTorch usa el logaritmo natural.",
+                    ),
+                    Mistake(
+                        1 / vocab,
+                        "diste la probabilidad, no la pérdida",
+                        "La pérdida es −ln p, con p = 1/80.",
+                    ),
                 ),
-                hints=("Cada carácter tiene probabilidad 1/80.", "La pérdida es −ln(1/80) = ln 80."),
+                hints=(
+                    "Cada carácter tiene probabilidad 1/80.",
+                    "La pérdida es −ln(1/80) = ln 80.",
+                ),
                 solution=f"−ln(1/{vocab}) = ln {vocab} = {math.log(vocab):.3f}.",
             ),
             Choice(
                 id="gpt-unigrama",
-                prompt="Predice: si un modelo profundo sin atajos no consigue entrenar, ¿hasta dónde baja su pérdida?",
+                prompt="Predice: si un modelo profundo sin atajos no consigue "
+                "entrenar, ¿hasta dónde baja su pérdida?",
                 options=(
-                    Option("Hasta cerca de la del unigrama", True,
-                           "Lo más fácil de aprender es la frecuencia de cada carácter; "
-                           "usar el contexto exige que la señal cruce todas las capas."),
-                    Option("Hasta 0", False, "Ni siquiera un buen modelo llega a 0 en texto real."),
-                    Option("No baja nada", False, "Aprender las frecuencias ya baja la pérdida desde ln V."),
+                    Option(
+                        "Hasta cerca de la del unigrama",
+                        True,
+                        "Lo más fácil de aprender es la frecuencia de cada carácter; "
+                        "usar el contexto exige que la señal cruce todas las capas.",
+                    ),
+                    Option(
+                        "Hasta 0",
+                        False,
+                        "Ni siquiera un buen modelo llega a 0 en texto real.",
+                    ),
+                    Option(
+                        "No baja nada",
+                        False,
+                        "Aprender las frecuencias ya baja la pérdida desde ln V.",
+                    ),
                 ),
                 kind="prediccion",
             ),
@@ -764,12 +1085,22 @@ def _gpt():
                 id="gpt-que-prueba",
                 prompt="¿Qué NO puede probar un entrenamiento pequeño en CPU?",
                 options=(
-                    Option("Cómo se comportan los modelos a la escala de GPT-3", True,
-                           "Un modelo de pocas capas y pocos pasos muestra la tendencia, "
-                           "no el comportamiento a gran escala."),
-                    Option("Que sin atajos la pérdida se queda arriba", False,
-                           "Eso sí se ve en el experimento del capítulo."),
-                    Option("Que con ambas piezas el modelo aprende", False, "También se ve."),
+                    Option(
+                        "Cómo se comportan los modelos a la escala de GPT-3",
+                        True,
+                        "Un modelo de pocas capas y pocos pasos muestra la tendencia, "
+                        "no el comportamiento a gran escala.",
+                    ),
+                    Option(
+                        "Que sin atajos la pérdida se queda arriba",
+                        False,
+                        "Eso sí se ve en el experimento del capítulo.",
+                    ),
+                    Option(
+                        "Que con ambas piezas el modelo aprende",
+                        False,
+                        "También se ve.",
+                    ),
                 ),
             ),
         ],
@@ -823,7 +1154,8 @@ def manifest() -> dict:
     return {
         key: {
             s["id"]: s["version"]
-            for qs in chapter(key).values() for s in map(question_state, qs)
+            for qs in chapter(key).values()
+            for s in map(question_state, qs)
         }
         for key in _CHAPTERS
     }
