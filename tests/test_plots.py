@@ -141,9 +141,9 @@ def test_palette_is_okabe_ito():
 def test_format_magnitude_is_readable():
     assert format_magnitude(0.80312) == "0.803"
     assert format_magnitude(11.83) == "11.8"
-    assert format_magnitude(2.2e-8) == "2.2e\u22128"
+    assert format_magnitude(2.2e-8) == "2.2 × 10⁻⁸"
     assert format_magnitude(-0.0219) == "\u22120.0219"
-    assert format_magnitude(3.9e14) == "3.9e14"
+    assert format_magnitude(3.9e14) == "3.9 × 10¹⁴"
     assert format_magnitude(None) == "ninguno"
 
 

@@ -52,7 +52,8 @@ def make_all():
 def test_state_is_strict_json_and_light(widget):
     state = widget.get_state()
     text = json.dumps(state, allow_nan=False, ensure_ascii=False)
-    assert len(text.encode("utf-8")) < 45_000
+    # El formateador gemelo de resnorm.book (compute.js) va en cada widget: ~3 KB.
+    assert len(text.encode("utf-8")) < 50_000
     data = {k: v for k, v in state.items() if k not in ("_esm", "_css")}
     assert len(json.dumps(data, ensure_ascii=False).encode("utf-8")) < 15_000
 
