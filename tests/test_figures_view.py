@@ -73,7 +73,7 @@ def _render(fig):
     return tag, min_pt
 
 
-# --- Las figuras, como las dibujan los capítulos ---------------------------------------
+# --- Las figuras, como las dibujan los capítulos ------------------------------------
 
 pytest.importorskip("torch")
 from resnorm import experiments as ex  # noqa: E402
@@ -110,7 +110,8 @@ def _chapter_6_figure():
     # El capítulo 6 la dibuja a mano: 7.5 pulgadas y la leyenda a 8 pt.
     fig, ax = plt.subplots(figsize=(7.5, 4))
     for i, style in enumerate(["-", "--", ":", "-."]):
-        ax.plot([1e-6, 1e-3, 1e2], [0, 0.5 + i / 10, 1], ls=style, label=f"variante {i}")
+        ax.plot([1e-6, 1e-3, 1e2], [0, 0.5 + i / 10, 1], ls=style,
+                label=f"variante {i}")
     ax.set_xscale("log")
     ax.set_xlabel("escala s del vector s · [2, 4]  (σ = s)")
     ax.set_ylabel("segunda componente normalizada")
@@ -233,7 +234,7 @@ def test_a_row_of_panels_is_stacked_into_one_column():
     plt.close(fig)
 
 
-# --- En el sitio construido ------------------------------------------------------------
+# --- En el sitio construido ---------------------------------------------------------
 
 
 def _site_figures():

@@ -382,7 +382,8 @@ def test_layer_norm_on_the_course_example(js, eps):
 
 
 def test_layer_norm_default_gamma_beta_are_one_and_zero(js):
-    [r] = js([("layerNormSteps", [[2, 4]])])
+    # ε no tiene valor por defecto en el JS: lo decide Python (settings del widget).
+    [r] = js([("layerNormSteps", [[2, 4], None, None, 1e-5])])
     check_layer_norm(r, [2, 4], None, None, 1e-5)
     np.testing.assert_allclose(r["output"], [-1, 1], atol=1e-4)
 

@@ -6,6 +6,10 @@
 // (embed-amd.js, unos 900 KB comprimido, con Backbone, Lumino y los controles de
 // ipywidgets): este archivo lee el estado que myst-nb guarda en la página y monta cada
 // vista. myst-nb lo carga solo en las páginas con widgets (nb_ipywidgets_js).
+//
+// No espera a MathJax ni a DOMContentLoaded: monta cada widget en cuanto se ejecuta
+// (el estado va en <head>, antes que este archivo). El sitio de cada widget está
+// reservado en css/widgets-pagina.css mientras tanto, así que la página no salta.
 (function () {
   "use strict";
 
@@ -95,7 +99,10 @@
         widget.initialize({ model: model });
       }
       model.initialized = true;
-      return widget.render({ model: model, el: el });
+      var result = widget.render({ model: model, el: el });
+      // Para medir cuánto tarda un widget en verse (tests/test_widgets_site.py).
+      if (window.performance && performance.mark) performance.mark("rn-widget-montado");
+      return result;
     });
   }
 

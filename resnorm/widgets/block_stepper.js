@@ -22,6 +22,14 @@ const ORDERS = [
 
 const fmtVec = (v) => `[${v.map((a) => formatNumber(a)).join(", ")}]`;
 
+// «a + b = [v]» → «a + b»; «x = [v]» → "" (solo nombraba el vector).
+function withoutResult(formula, vectorText) {
+  const tail = ` = ${vectorText}`;
+  if (!formula.endsWith(tail)) return formula;
+  const rest = formula.slice(0, -tail.length);
+  return /[\d[(]/.test(rest) ? `${rest} =` : "";
+}
+
 function render({ model, el }) {
   const root = frame(el, "El vector «perro» por un bloque", "rn-stepper");
   const echo = { saving: false }; // ver commit() en ui.js
@@ -101,12 +109,12 @@ function render({ model, el }) {
       ]),
       h("p", { text: step.explanation }),
     );
-    if (step.formula) panel.append(h("p", { class: "rn-formula", text: step.formula }));
-    // La fórmula del paso ya suele terminar en el vector («x = [...]»): no se repite.
+    // La fórmula del paso suele terminar en el vector que calcula («… = [...]»),
+    // que se muestra justo debajo: se quita de la fórmula para no leerlo dos veces.
     const vectorText = fmtVec(step.vector);
-    if (!(step.formula || "").includes(vectorText)) {
-      panel.append(h("p", { class: "rn-vector", text: `Vector: ${vectorText}` }));
-    }
+    const formulaText = withoutResult(step.formula || "", vectorText);
+    if (formulaText) panel.append(h("p", { class: "rn-formula", text: formulaText }));
+    panel.append(h("p", { class: "rn-vector", text: `Vector: ${vectorText}` }));
     const facts = (step.scalars || []).map(
       ([label, value]) => `${label} = ${formatNumber(value)}`,
     );

@@ -181,7 +181,8 @@ export function squaredQuantity(ds, k, digits = 4) {
     return { value: sq, text: formatNumber(sq, digits) };
   }
   const log10abs = 2 * (Math.log10(Math.abs(ds)) + k * LOG10_2);
-  return { value: scalePow2(ds * ds, 2 * k), text: formatFromLog10(log10abs, false, digits) };
+  const text = formatFromLog10(log10abs, false, digits);
+  return { value: scalePow2(ds * ds, 2 * k), text };
 }
 
 /**

@@ -142,7 +142,9 @@ function render({ model, el }) {
     summary.textContent =
       `Media μ ${equals(r.mean.text)}; desviación estándar σ ${equals(r.std.text)}.`;
     recipe.append(...recipeItems(r));
-    for (const text of notes(r, settings.eps)) noteBox.append(h("p", { class: "rn-note", text }));
+    for (const text of notes(r, settings.eps)) {
+      noteBox.append(h("p", { class: "rn-note", text }));
+    }
     return texts;
   }
 

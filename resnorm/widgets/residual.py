@@ -6,7 +6,12 @@ import math
 
 import traitlets
 
-from resnorm.widgets._base import CourseWidget, course_example, finite_list, spanish_error
+from resnorm.widgets._base import (
+    CourseWidget,
+    course_example,
+    finite_list,
+    spanish_error,
+)
 from resnorm.widgets.bundler import bundle
 
 _X, _FX, _, _, _ = course_example()
