@@ -163,6 +163,51 @@ def _visible_texts(fig):
     ]
 
 
+def legend_covers_data(ax) -> bool:
+    """¿Tapa la leyenda de ``ax`` algún punto de sus líneas? (figura ya dibujada)."""
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return False
+    box = legend.get_window_extent()
+    for line in ax.get_lines():
+        points = line.get_transform().transform(line.get_xydata())
+        if box.count_contains(points):
+            return True
+    return False
+
+
+def _legend_clear_of_data(ax) -> None:
+    """Con el texto más grande, una leyenda puede tapar las curvas: primero se prueba
+    el mejor sitio dentro de los ejes y, si aún tapa, va debajo del gráfico."""
+    legend = ax.get_legend()
+    if legend is None:
+        return
+    ax.figure.canvas.draw()
+    if not legend_covers_data(ax):
+        return
+    legend.set_loc("best")
+    ax.figure.canvas.draw()
+    if not legend_covers_data(ax):
+        return
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+    size = legend.get_texts()[0].get_fontsize() if labels else None
+    legend.remove()
+    legend = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                       fontsize=size, frameon=False)
+    fig = ax.figure  # la figura crece lo que mide la leyenda: el gráfico no encoge
+    fig.canvas.draw()
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + legend.get_window_extent().height / fig.dpi)
+    for _ in range(3):  # justo debajo de la etiqueta del eje x, que se mueve con él
+        ax.figure.canvas.draw()
+        legend = ax.get_legend()
+        legend.set_visible(False)
+        below = ax.get_tightbbox().y0
+        legend.set_visible(True)
+        y = ax.transAxes.inverted().transform((0, below))[1]
+        legend.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
+
+
 def fit_to_column(fig) -> float:
     """Prepara una figura para la página: al ancho de la columna y con texto legible.
 
@@ -189,6 +234,8 @@ def fit_to_column(fig) -> float:
         if legend is not None:
             for text in legend.get_texts():
                 text.set_fontsize(max(text.get_fontsize(), MIN_FONT_PT))
+    for ax in fig.axes:
+        _legend_clear_of_data(ax)
     # Lo que sobresale de la figura (etiquetas largas, textos fuera de los ejes) haría
     # la imagen recortada («bbox_inches="tight"») más ancha que la columna.
     for _ in range(3):

@@ -292,3 +292,15 @@ def test_figures_are_shown_at_their_width_in_chromium_at_1366(
             if abs(w / h - width / height) > 0.02:
                 problems.append(f"{rel}: figura deformada ({w:.0f} × {h:.0f})")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_legend_covers_the_curves(data, name):
+    from resnorm.book import legend_covers_data
+
+    fig = _figures(data)[name]()
+    figure_html(fig, alt="Figura de prueba")
+    fig.canvas.draw()
+    covered = [ax.get_title() for ax in fig.axes if legend_covers_data(ax)]
+    assert not covered, f"{name}: la leyenda tapa las curvas en {covered}"
+    plt.close(fig)
