@@ -151,26 +151,141 @@ def _quantize_png(png: bytes, colors: int = 128) -> bytes:
     return out.getvalue() if out.tell() < len(png) else png
 
 
-def figure_html(fig, alt: str, dpi: int = 110) -> str:
+_PAD_INCHES = 0.1  # el margen blanco alrededor de la figura recortada
+
+
+def _visible_texts(fig):
+    from matplotlib.text import Text
+
+    return [
+        t for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.figure is fig
+    ]
+
+
+def legend_covers_data(ax) -> bool:
+    """¿Tapa la leyenda de ``ax`` algún punto de sus líneas? (figura ya dibujada)."""
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return False
+    box = legend.get_window_extent()
+    for line in ax.get_lines():
+        points = line.get_transform().transform(line.get_xydata())
+        if box.count_contains(points):
+            return True
+    return False
+
+
+def _legend_clear_of_data(ax) -> None:
+    """Con el texto más grande, una leyenda puede tapar las curvas: primero se prueba
+    el mejor sitio dentro de los ejes y, si aún tapa, va debajo del gráfico."""
+    legend = ax.get_legend()
+    if legend is None:
+        return
+    ax.figure.canvas.draw()
+    if not legend_covers_data(ax):
+        return
+    legend.set_loc("best")
+    ax.figure.canvas.draw()
+    if not legend_covers_data(ax):
+        return
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+    size = legend.get_texts()[0].get_fontsize() if labels else None
+    legend.remove()
+    legend = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                       fontsize=size, frameon=False)
+    fig = ax.figure  # la figura crece lo que mide la leyenda: el gráfico no encoge
+    fig.canvas.draw()
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + legend.get_window_extent().height / fig.dpi)
+    for _ in range(3):  # justo debajo de la etiqueta del eje x, que se mueve con él
+        ax.figure.canvas.draw()
+        legend = ax.get_legend()
+        legend.set_visible(False)
+        below = ax.get_tightbbox().y0
+        legend.set_visible(True)
+        y = ax.transAxes.inverted().transform((0, below))[1]
+        legend.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
+
+
+def fit_to_column(fig) -> float:
+    """Prepara una figura para la página: al ancho de la columna y con texto legible.
+
+    Reglas de ``resnorm.plots``: ancho como mucho ``FIGURE_WIDTH`` pulgadas (se reduce
+    la figura, no su texto) y ningún texto por debajo de ``MIN_FONT_PT`` puntos. Las
+    figuras hechas a mano en un capítulo (``plt.subplots``) también pasan por aquí.
+    Devuelve el tamaño del texto más pequeño, en puntos.
+    """
+    from resnorm.plots import FIGURE_WIDTH, MIN_FONT_PT
+
+    width, height = fig.get_size_inches()
+    if width > FIGURE_WIDTH:
+        fig.set_size_inches(FIGURE_WIDTH, height * max(0.8, FIGURE_WIDTH / width))
+        if fig.get_layout_engine() is None:
+            fig.set_layout_engine("constrained")
+    for text in _visible_texts(fig):
+        if text.get_fontsize() < MIN_FONT_PT:
+            text.set_fontsize(MIN_FONT_PT)
+    for ax in fig.axes:  # un título largo se parte en líneas, no ensancha la figura
+        for title in (ax.title, ax._left_title, ax._right_title):
+            title.set_wrap(True)
+    for ax in fig.axes:  # las leyendas guardan su tamaño aparte de sus textos
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                text.set_fontsize(max(text.get_fontsize(), MIN_FONT_PT))
+    for ax in fig.axes:
+        _legend_clear_of_data(ax)
+    # Lo que sobresale de la figura (etiquetas largas, textos fuera de los ejes) haría
+    # la imagen recortada («bbox_inches="tight"») más ancha que la columna.
+    for _ in range(3):
+        fig.canvas.draw()
+        excess = fig.get_tightbbox().width + 2 * _PAD_INCHES - FIGURE_WIDTH
+        if excess <= 0.01:
+            break
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width - excess, height)
+    return min((t.get_fontsize() for t in _visible_texts(fig)), default=MIN_FONT_PT)
+
+
+def figure_html(fig, alt: str, dpi: int = 150) -> str:
     """Devuelve la figura como ``<img>`` PNG en línea con su texto alternativo.
 
     myst-nb solo toma el ``alt`` de los metadatos de la celda, que son fijos; aquí el
     texto alternativo se genera con los datos de la figura, así que va en el HTML.
+    La figura se ajusta antes a la columna (``fit_to_column``) y la imagen lleva su
+    ancho y alto en px CSS (``CSS_PX_PER_INCH`` por pulgada, sin que la página se
+    mueva al cargarla), ``loading="lazy"`` y, en ``data-texto-min-pt`` y
+    ``data-dpi``, lo necesario para comprobar el tamaño de su texto en pantalla.
     """
     import base64
     import html
     from io import BytesIO
 
     import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from resnorm.plots import CSS_PX_PER_INCH
 
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("Cada figura necesita un texto alternativo en español")
+    min_pt = fit_to_column(fig)
     buf = BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
+    fig.savefig(
+        buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=_PAD_INCHES,
+        facecolor="white",
+    )
     plt.close(fig)
-    data = base64.b64encode(_quantize_png(buf.getvalue())).decode("ascii")
+    png = _quantize_png(buf.getvalue())
+    with Image.open(BytesIO(png)) as img:
+        px_w, px_h = img.size
+    width = round(px_w * CSS_PX_PER_INCH / dpi)
+    height = round(px_h * CSS_PX_PER_INCH / dpi)
+    data = base64.b64encode(png).decode("ascii")
     return (
         f'<img class="curso-figura" src="data:image/png;base64,{data}" '
+        f'width="{width}" height="{height}" loading="lazy" decoding="async" '
+        f'data-dpi="{dpi}" data-texto-min-pt="{min_pt:g}" '
         f'alt="{html.escape(alt.strip(), quote=True)}">'
     )
 

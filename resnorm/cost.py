@@ -22,10 +22,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+# La figura vive con las demás en resnorm.plots; el capítulo la importa de aquí.
+from resnorm.plots import plot_bandwidth
+
 __all__ = [
     "FUSED",
     "METHODS",
     "count_sweeps",
+    "copy_limit",
     "count_torch_sweeps",
     "describe_bandwidth",
     "effective_gbps",
@@ -433,7 +437,7 @@ def rows_by_method(rows: list[dict]) -> dict[str, dict]:
 # --- Mostrar los resultados ---------------------------------------------------------
 
 
-def _copy_limit(rows: list[dict]) -> float:
+def copy_limit(rows: list[dict]) -> float:
     """GB/s de la copia más rápida de las filas (el límite de ancho de banda)."""
     copies = [r["gbps"] for r in rows if METHODS.get(r["method"], ("", "", False))[2]]
     if not copies:
@@ -441,6 +445,9 @@ def _copy_limit(rows: list[dict]) -> float:
             "Las filas no incluyen ninguna copia: no hay límite con el que comparar"
         )
     return max(copies)
+
+
+_copy_limit = copy_limit  # nombre anterior
 
 
 def table_text(rows: list[dict]) -> str:
@@ -471,37 +478,10 @@ def describe_bandwidth(rows: list[dict]) -> str:
     Apéndice: ¿Cuánto cuesta normalizar?
     """
     shape = "×".join(str(n) for n in rows[0]["shape"])
-    limit = _copy_limit(rows)
+    limit = copy_limit(rows)
     parts = [f"{r['label']}: {r['gbps']:.1f} GB/s" for r in rows]
     return (
         f"Barras horizontales con los GB/s efectivos de cada método sobre un array "
         f"float32 de {shape}, con una línea vertical en el límite de la copia "
         f"({limit:.1f} GB/s). " + "; ".join(parts) + "."
     )
-
-
-def plot_bandwidth(ax, rows: list[dict]):
-    """Barras de GB/s efectivos por método, con la copia más rápida como límite.
-
-    Apéndice: ¿Cuánto cuesta normalizar? Dibuja en ``ax`` (matplotlib) y lo devuelve.
-    Verde: copias; azul: LayerNorm; naranja: RMSNorm (paleta Okabe-Ito).
-    """
-    colours = {"copy": "#009E73", "layer": "#0072B2", "rms": "#E69F00"}
-
-    def colour(key):
-        if key.startswith("copy"):
-            return colours["copy"]
-        return colours["rms"] if "rms" in key else colours["layer"]
-
-    ordered = sorted(rows, key=lambda r: r["gbps"])
-    labels = [f"{r['label']} ({r['library']})" for r in ordered]
-    values = [r["gbps"] for r in ordered]
-    ax.barh(labels, values, color=[colour(r["method"]) for r in ordered])
-    limit = _copy_limit(rows)
-    ax.axvline(limit, color="#333333", linestyle="--", linewidth=1)
-    ax.text(limit, 0, " límite: la copia", va="center", fontsize=9)
-    shape = " × ".join(str(n) for n in rows[0]["shape"])
-    ax.set_xlabel("GB/s efectivos (leer x + escribir y, entre el tiempo de CPU)")
-    ax.set_title(f"¿Cuánto de la memoria aprovecha cada método? (float32, {shape})")
-    ax.set_xlim(0, max(values + [limit]) * 1.3)
-    return ax

@@ -19,9 +19,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from resnorm.book import format_number, format_sci
+
 __all__ = [
+    "CSS_PX_PER_INCH",
+    "FIGURE_WIDTH",
     "KIND_STYLE",
+    "MIN_FONT_PT",
     "PALETTE",
+    "SERIES_STYLE",
     "alt_text_activation_std",
     "alt_text_first_layer_grad",
     "alt_text_last_layer_grad",
@@ -37,11 +43,15 @@ __all__ = [
     "plot_signal_survival",
     "plot_training_curves",
     "plot_transformer_grad_norms",
+    "plot_bandwidth",
     "plot_vectors",
+    "series_style",
+    "svg_series_style",
 ]
 
 # Okabe & Ito (2008), «Color Universal Design». El amarillo casi no contrasta con el
-# blanco: no se usa para líneas.
+# blanco: no se usa para líneas. La única copia de la paleta del curso: los widgets la
+# reciben por su modelo (``resnorm.widgets``), sin repetirla en el JavaScript.
 PALETTE = {
     "black": "#000000",
     "orange": "#E69F00",
@@ -53,13 +63,15 @@ PALETTE = {
     "reddish_purple": "#CC79A7",
 }
 
-# Cada serie: color, estilo de línea, marcador y nombre en español.
-KIND_STYLE = {
+#: La tabla de estilos de las series: color, estilo de línea, marcador y nombre en
+#: español. La usan las figuras de este módulo y el explorador de profundidad
+#: (``resnorm.widgets.DepthExplorer``), así que una serie se ve igual en los dos.
+SERIES_STYLE = {
     "plain": dict(
-        color=PALETTE["vermillion"], ls=":", marker="o", label="Plana (sin atajo)"
+        color=PALETTE["vermillion"], ls=":", marker="o", label="Sin residual"
     ),
     "residual": dict(
-        color=PALETTE["blue"], ls="--", marker="s", label="Residual sin LN"
+        color=PALETTE["blue"], ls="--", marker="s", label="Residual sin LayerNorm"
     ),
     "pre_ln": dict(color=PALETTE["bluish_green"], ls="-", marker="^", label="Pre-LN"),
     "post_ln": dict(color=PALETTE["orange"], ls="-.", marker="D", label="Post-LN"),
@@ -67,49 +79,138 @@ KIND_STYLE = {
         color=PALETTE["reddish_purple"],
         ls=(0, (5, 1, 1, 1)),
         marker="v",
-        label="Plana con LN",
+        label="Sin residual, con LayerNorm",
     ),
     "plain_gain_0.9": dict(
-        color=PALETTE["sky_blue"], ls=":", marker="<", label="Plana, ganancia 0.9"
+        color=PALETTE["sky_blue"], ls=":", marker="<",
+        label="Sin residual, ganancia 0.9",
     ),
     "plain_gain_1.0": dict(
-        color=PALETTE["black"], ls=":", marker="x", label="Plana, ganancia 1.0"
+        color=PALETTE["black"], ls=":", marker="x",
+        label="Sin residual, ganancia 1.0",
     ),
     "plain_gain_1.1": dict(
-        color=PALETTE["vermillion"], ls=":", marker=">", label="Plana, ganancia 1.1"
+        color=PALETTE["vermillion"], ls=":", marker=">",
+        label="Sin residual, ganancia 1.1",
     ),
 }
 
+#: Nombre histórico de ``SERIES_STYLE`` (los capítulos lo importan).
+KIND_STYLE = SERIES_STYLE
+
+# Estilos para series que no están en la tabla, por orden de aparición.
+_EXTRA_STYLES = [
+    dict(color=PALETTE[c], ls=ls, marker=m)
+    for c, ls, m in [
+        ("vermillion", "-", "o"), ("blue", "--", "s"), ("bluish_green", ":", "^"),
+        ("orange", "-.", "D"), ("reddish_purple", "-", "v"), ("sky_blue", "--", "<"),
+        ("black", ":", ">"), ("blue", "-.", "x"),
+    ]
+]
+
+# Trazo de matplotlib → ``stroke-dasharray`` de SVG, en unidades de grosor de línea
+# (las mismas proporciones que matplotlib para una línea de 1.5 px).
+_DASHES = {"-": None, "--": "5.5 2.4", ":": "1.5 2.5", "-.": "9.6 2.4 1.5 2.4"}
+_MARKERS = {
+    "o": "circle", "s": "square", "^": "triangle", "D": "diamond", "v": "triangle-down",
+    "<": "triangle-left", ">": "triangle-right", "x": "cross",
+}
+
+
+def series_style(key: str, index: int = 0) -> dict:
+    """Estilo de una serie para matplotlib (``color``, ``ls``, ``marker``, ``label``).
+
+    Las series de ``SERIES_STYLE`` tienen su estilo fijo; otra cualquiera toma el
+    estilo ``index`` de una lista de respaldo y su clave como nombre.
+    """
+    if key in SERIES_STYLE:
+        return dict(SERIES_STYLE[key])
+    return dict(_EXTRA_STYLES[index % len(_EXTRA_STYLES)], label=key)
+
+
+def svg_series_style(key: str, index: int = 0) -> dict:
+    """El mismo estilo traducido a SVG para los widgets: color, trazo, marcador, nombre.
+
+    El negro se vuelve ``currentColor`` (el color del texto), para que la serie se
+    siga viendo en modo oscuro.
+    """
+    style = series_style(key, index)
+    ls = style["ls"]
+    if isinstance(ls, tuple):
+        dash = " ".join(f"{v:g}" for v in ls[1])
+    else:
+        dash = _DASHES[ls]
+    color = style["color"]
+    return {
+        "color": "currentColor" if color == PALETTE["black"] else color,
+        "dash": dash,
+        "marker": _MARKERS[style["marker"]],
+        "label": style["label"],
+    }
+
+
 _OPTIMIZER_NAME = {"adam": "Adam", "sgd": "SGD"}
-MINUS = "\u2212"  # signo menos tipográfico, como en resnorm.book
 
 
 def format_magnitude(value: float | None) -> str:
-    """Un número legible en el texto alternativo: ``0.803``, ``11.8``, ``2.2e-8``.
+    """Un número legible en el texto alternativo: ``0.803``, ``11.8``, ``2.2 × 10⁻⁸``.
 
-    Tres cifras significativas entre 0.01 y 1000; notación científica (mantisa con
-    dos cifras) fuera de ese rango; signo menos tipográfico (``−``), que los lectores
-    de pantalla leen «menos»; ``"ninguno"`` para ``None``.
+    Tres cifras significativas entre 0.01 y 1000; fuera de ese rango, la notación
+    para lectores de ``resnorm.book.format_sci`` (mantisa con dos cifras); signo
+    menos tipográfico (``−``); ``"ninguno"`` para ``None``. Usa los formateadores de
+    ``resnorm.book``: la prosa, las figuras y los widgets escriben igual los números.
     """
     if value is None:
         return "ninguno"
     value = float(value)
     if value == 0 or not math.isfinite(value):
-        text = f"{value:g}"
-    elif 0.01 <= abs(value) < 1000:
-        text = f"{value:.3g}"
-    else:
-        mantissa, exponent = f"{value:.1e}".split("e")
-        text = f"{mantissa.removesuffix('.0')}e{int(exponent)}"
-    return text.replace("-", MINUS)
+        return format_number(value, 0)
+    if 0.01 <= abs(value) < 1000:
+        decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+        return format_number(value, decimals)
+    return format_sci(value, 2)
+
+
+# --- Tamaño de las figuras en la página ----------------------------------------------
+
+#: Ancho de una figura del curso, en pulgadas de matplotlib. ``figure_html`` la
+#: muestra a ``CSS_PX_PER_INCH`` px CSS por pulgada: 600 px, menos que la columna de
+#: texto de un portátil (757 px), así que no se reduce allí; en un teléfono (unos
+#: 358 px de columna) se reduce a 0.6 y su texto más pequeño sigue en unos 8 px.
+FIGURE_WIDTH = 6.0
+#: px CSS por pulgada de figura con que ``resnorm.book.figure_html`` muestra la imagen.
+CSS_PX_PER_INCH = 100
+#: El texto más pequeño de una figura, en puntos: 10 pt = 13.9 px CSS a 100 px/pulgada.
+MIN_FONT_PT = 10.0
+#: La altura máxima de un panel al apilar los paneles de una figura, en pulgadas.
+PANEL_HEIGHT = 4.2
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.4, 4.0)):
-    """``plt.subplots`` con fondo blanco explícito; devuelve ``(fig, ax)``."""
+    """``plt.subplots`` con fondo blanco, al ancho de la columna; devuelve ``(fig, ax)``.
+
+    La figura nunca es más ancha que ``FIGURE_WIDTH``: una fila de paneles más ancha
+    (p. ej. ``new_figure(1, 2, figsize=(11, 4))``) se apila en una columna, un panel
+    debajo de otro, para que su texto se lea en un portátil y en un teléfono. ``ax``
+    sigue siendo un array de ``ncols`` ejes (``axes[0]``, ``axes[1]``).
+    """
     import matplotlib.pyplot as plt
 
+    width, height = (float(v) for v in figsize)
+    if nrows == 1 and ncols > 1 and width > FIGURE_WIDTH:
+        panel_w, panel_h = width / ncols, height
+        panel_h = min(PANEL_HEIGHT, panel_h * FIGURE_WIDTH / panel_w)
+        nrows, ncols = ncols, 1
+        width, height = FIGURE_WIDTH, panel_h * nrows
+    elif width > FIGURE_WIDTH:
+        width, height = FIGURE_WIDTH, height * FIGURE_WIDTH / width
     fig, ax = plt.subplots(
-        nrows, ncols, figsize=figsize, facecolor="white", layout="constrained"
+        nrows,
+        ncols,
+        figsize=(width, height),
+        facecolor="white",
+        layout="constrained",
+        squeeze=True,
     )
     return fig, ax
 
@@ -124,13 +225,13 @@ def _prepare(ax, title: str, xlabel: str, ylabel: str) -> None:
 
 
 def _style(key: str, **overrides) -> dict:
-    style = dict(KIND_STYLE[key])
+    style = series_style(key)
     style.update(overrides)
     return style
 
 
 def _label(key: str) -> str:
-    return KIND_STYLE[key]["label"]
+    return series_style(key)["label"]
 
 
 # --- a. Gradiente de la primera capa (Capítulo 1) ---------------------------------
@@ -271,7 +372,7 @@ def plot_activation_std(ax, data: Mapping, curves: Sequence[str] | None = None):
             label="√(1 + l)",
         )
     ax.set_yscale("log")
-    ax.legend(frameon=True, facecolor="white", fontsize="small")
+    ax.legend(frameon=True, facecolor="white")
     return ax
 
 
@@ -377,7 +478,7 @@ def plot_last_layer_grad(ax, data: Mapping):
 def _trend(values: Sequence[float]) -> str:
     ratio = values[-1] / values[0]
     if ratio < 0.8:
-        return "se achica"
+        return "disminuye"
     if ratio > 1.25:
         return "crece"
     return "se mantiene"
@@ -509,8 +610,8 @@ def plot_vectors(
             linewidth=0.6,
         )
         if annotate:
-            labels = [f"{v:.2f}".replace("-", "\u2212") for v in values]
-            ax.bar_label(bars, labels=labels, padding=2, fontsize="x-small")
+            labels = [format_number(v, 2) for v in values]
+            ax.bar_label(bars, labels=labels, padding=2, fontsize=MIN_FONT_PT)
     ax.axhline(0.0, color=PALETTE["black"], linewidth=0.8)
     names = [f"x{chr(0x2080 + k)}" if k < 10 else f"x{k}" for k in range(1, d + 1)]
     ax.set_xticks(x, names)
@@ -528,6 +629,37 @@ def alt_text_vectors(
     head = f"{title}. " if title else ""
     parts = [f"{head}Barras de {len(arrays)} vectores de {d} componentes."]
     for name, values in arrays.items():
-        listed = ", ".join(f"{v:.3g}".replace("-", MINUS) for v in values)
+        listed = ", ".join(format_magnitude(v) for v in values)
         parts.append(f"{name}: [{listed}].")
     return " ".join(parts)
+
+
+# --- Ancho de banda de la memoria (Apéndice) ------------------------------------------
+
+
+def plot_bandwidth(ax, rows: list[dict]):
+    """Barras de GB/s efectivos por método, con la copia más rápida como límite.
+
+    Apéndice: ¿Cuánto cuesta normalizar? ``rows``: salida de
+    ``resnorm.cost.measure_norms``. Dibuja en ``ax`` (matplotlib) y lo devuelve.
+    Verde: copias; azul: LayerNorm; naranja: RMSNorm (paleta Okabe-Ito).
+    """
+    from resnorm.cost import copy_limit
+
+    def colour(key):
+        if key.startswith("copy"):
+            return PALETTE["bluish_green"]
+        return PALETTE["orange"] if "rms" in key else PALETTE["blue"]
+
+    ordered = sorted(rows, key=lambda r: r["gbps"])
+    labels = [f"{r['label']} ({r['library']})" for r in ordered]
+    values = [r["gbps"] for r in ordered]
+    ax.barh(labels, values, color=[colour(r["method"]) for r in ordered])
+    limit = copy_limit(rows)
+    ax.axvline(limit, color="#333333", linestyle="--", linewidth=1)
+    ax.text(limit, 0, " límite: la copia", va="center", fontsize=MIN_FONT_PT)
+    shape = " × ".join(str(n) for n in rows[0]["shape"])
+    ax.set_xlabel("GB/s efectivos\n(leer x + escribir y, entre el tiempo de CPU)")
+    ax.set_title(f"Memoria aprovechada (float32, {shape})")
+    ax.set_xlim(0, max(values + [limit]) * 1.3)
+    return ax

@@ -141,9 +141,9 @@ def test_palette_is_okabe_ito():
 def test_format_magnitude_is_readable():
     assert format_magnitude(0.80312) == "0.803"
     assert format_magnitude(11.83) == "11.8"
-    assert format_magnitude(2.2e-8) == "2.2e\u22128"
+    assert format_magnitude(2.2e-8) == "2.2 × 10⁻⁸"
     assert format_magnitude(-0.0219) == "\u22120.0219"
-    assert format_magnitude(3.9e14) == "3.9e14"
+    assert format_magnitude(3.9e14) == "3.9 × 10¹⁴"
     assert format_magnitude(None) == "ninguno"
 
 
@@ -268,3 +268,37 @@ def test_activation_std_can_draw_only_the_plain_curves(data):
     text = plots.alt_text_activation_std(data["std"], curves=names)
     assert "Pre-LN" not in text and "ganancia 1.1" in text
     plt.close("all")
+
+
+def test_plots_uses_the_book_formatters_and_one_palette():
+    """Un solo formateador (resnorm.book) y una sola paleta: plots.py no define su
+    propio signo menos ni su propia forma de escribir números."""
+    import inspect
+
+    import resnorm.book as book
+    from resnorm import cost
+
+    source = inspect.getsource(plots)
+    assert "MINUS" not in source and '.replace("-"' not in source
+    assert ":.3g" not in source and ":.2f" not in source
+    assert plots.format_number is book.format_number
+    assert plots.format_sci is book.format_sci
+    assert format_magnitude(2.2e-8) == book.format_sci(2.2e-8, 2)
+    assert cost.plot_bandwidth is plots.plot_bandwidth  # el capítulo 11 la importa de cost
+    bandwidth = inspect.getsource(plots.plot_bandwidth).lower()
+    assert not any(c.lower() in bandwidth for c in PALETTE.values())  # usa PALETTE
+
+
+def test_figure_lines_take_colour_style_and_name_from_the_series_table(data):
+    fig, ax = plots.new_figure()
+    names = ["plain_gain_0.9", "plain_gain_1.1", "plain_ln"]
+    plots.plot_activation_std(ax, data["std"], curves=names)
+    lines = [ln for ln in ax.get_lines() if ln.get_label() in
+             {plots.SERIES_STYLE[n]["label"] for n in names}]
+    assert len(lines) == len(names)
+    for line, name in zip(lines, names):
+        style = plots.SERIES_STYLE[name]
+        assert to_hex(line.get_color()) == style["color"].lower()
+        assert line.get_label() == style["label"]
+        assert line.get_marker() == style["marker"]
+    plt.close(fig)

@@ -205,6 +205,147 @@ def test_format_number_digits(js):
         "0.80", "1.333"]
 
 
+def _formatter_cases():
+    """Valores para comparar los formateadores: magnitudes de 1e-300 a 1e300, con
+    signo, los empates exactos (0.125, 2.5, 1.25e21) y los de redondeo difícil."""
+    rng = np.random.default_rng(20)
+    xs = [0.0, -0.0, 0.125, 0.375, 2.5, -2.5, 0.5, 1.5, 125.0, 1.25e21, 0.1, 0.2, 0.3,
+          1.0025, -0.2025, 0.19765816451641963, 999999.99999, 9.9999, 0.99995, 1e-4,
+          5e-5, 1e6, 1e200, -1e200, 1e-200, 2.2250738585072014e-308, 5e-324,
+          1.7976931348623157e308, 12345.678901, -0.00005]
+    xs += list(rng.standard_normal(120) * 10.0 ** rng.integers(-12, 12, 120))
+    xs += list(rng.integers(-2000, 2000, 60) / 8)  # muchos empates exactos
+    xs += list(10.0 ** rng.uniform(-300, 300, 60))
+    return [float(x) for x in xs]
+
+
+def test_js_formatters_are_twins_of_resnorm_book(js):
+    """formatFixed = resnorm.book.format_number y formatSci = format_sci, texto a
+    texto, en cientos de valores: la prosa, las figuras y los widgets escriben igual
+    cada número (redondeo al par en los empates, «−», sin «−0.0000»)."""
+    from resnorm.book import format_number, format_sci
+
+    calls, expected = [], []
+    for x in _formatter_cases():
+        for d in (0, 1, 2, 4, 6):
+            calls.append(("formatFixed", [x, d]))
+            expected.append(format_number(x, d))
+        for d in (1, 2, 3, 5):
+            calls.append(("formatSci", [x, d]))
+            expected.append(format_sci(x, d))
+    out = js(calls)
+    wrong = [(c, o, e) for c, o, e in zip(calls, out, expected) if o != e]
+    assert not wrong, wrong[:5]
+
+
+def test_format_number_is_format_number_in_range_and_format_sci_outside(js):
+    from resnorm.book import format_number, format_sci
+
+    cases = [x for x in _formatter_cases() if x != 0 or math.copysign(1, x) > 0]
+    out = js([("formatNumber", [x, 4]) for x in cases])
+    for x, text in zip(cases, out):
+        inside = x == 0 or 1e-4 <= abs(x) < 1e6
+        assert text == (format_number(x, 4) if inside else format_sci(x, 5)), x
+
+
+def test_squared_deviations_never_round_to_zero_beside_huge_values(js):
+    """Con 1e200, −1e200, 1 y 2 la escala 2⁶⁶⁴ hacía diminuta la diferencia
+    1 − 0.75: el widget escribía «(0.2500)² = 0.0000», que es falso."""
+    [r] = js([("meanStdRecipe", [[1e200, -1e200, 1, 2]])])
+    texts = [q["text"] for q in r["squaredDeviations"]]
+    assert texts[2:] == ["0.0625", "1.5625"]
+    assert texts[0].startswith("≈ 1.0000 × 10⁴⁰⁰")
+    assert r["variance"]["text"] == "≈ 5.0000 × 10³⁹⁹"
+    assert js([("equals", ["≈ 5.0 × 10³⁹⁹"]), ("equals", ["0.75"])]) == [
+        "≈ 5.0 × 10³⁹⁹", "= 0.75"]
+
+
+# --- Las constantes se escriben una vez, en Python -----------------------------------
+
+WIDGET_SOURCES = sorted(WIDGETS_DIR.glob("*.js"))
+# Un array de tres números o más («[0.8, 0.95, 0.93]»): un vector o una lista de
+# opciones escritos a mano. Solo se admiten los de un algoritmo, no los del curso.
+NUMBER_ARRAY = re.compile(r"\[\s*-?\d[\d.e+-]*(?:\s*,\s*-?\d[\d.e+-]*){2,}\s*\]")
+ALGORITHMIC = {"[1, 2, 5, 10]"}  # los pasos «redondos» de un eje (linearTicks)
+
+
+def _code(path):
+    return widgets.strip_comments(path.read_text(encoding="utf-8"))
+
+
+def _setting_literals():
+    """Lo que cada widget recibe en ``settings``: números, vectores y colores."""
+    out = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for w in v.values():
+                walk(w)
+        elif isinstance(v, list):
+            nums = [x for x in v if isinstance(x, (int, float))]
+            if len(nums) >= 3:
+                out.add(", ".join(repr(float(x)).removesuffix(".0") for x in nums))
+            for w in v:
+                walk(w)
+        elif isinstance(v, float) and v not in (0.0, 1.0):
+            out.add(repr(v))
+        elif isinstance(v, str) and re.fullmatch(r"#[0-9A-Fa-f]{6}", v):
+            out.add(v.lower())
+
+    for cls in (widgets.MeanStdCalculator, widgets.LayerNormExplorer,
+                widgets.ResidualSum, widgets.BlockStepper):
+        walk(cls().settings)
+    return out
+
+
+def test_no_widget_constant_is_written_again_in_javascript():
+    """Rangos, valores por defecto, ε, casos y colores viven en Python (``settings``
+    de cada widget); ningún ``.js`` los repite."""
+    literals = _setting_literals()
+    assert "1e-05" in literals and "#0072b2" in literals  # la prueba ve algo
+    for path in WIDGET_SOURCES:
+        code = _code(path)
+        low = code.lower()
+        for hexcolor in re.findall(r"#[0-9a-fA-F]{6}\b", code):
+            pytest.fail(f"{path.name} escribe el color {hexcolor}: va en PALETTE")
+        for arr in NUMBER_ARRAY.findall(code):
+            assert arr in ALGORITHMIC, f"{path.name} escribe el vector {arr}"
+        for lit in literals:
+            if lit.startswith("#"):
+                assert lit not in low, f"{path.name} repite {lit}"
+            elif "," in lit:
+                assert lit not in code, f"{path.name} repite [{lit}]"
+        if path.name in ("compute.js", "ui.js"):
+            continue  # umbrales de cálculo y de dibujo (1e-3 en las marcas), no ε
+        for eps in ("1e-5", "1e-3", "1e-05", "0.00001", "0.001"):
+            assert not re.search(rf"(?<![\w.]){re.escape(eps)}(?![\w.])", code), (
+                f"{path.name} escribe ε = {eps}: va en settings"
+            )
+
+
+def test_every_widget_hands_its_palette_to_the_javascript():
+    from resnorm.plots import PALETTE
+
+    for cls in (widgets.MeanStdCalculator, widgets.LayerNormExplorer,
+                widgets.ResidualSum, widgets.BlockStepper):
+        palette = cls().settings["palette"]
+        assert all(PALETTE[name] == color for name, color in palette.items())
+        assert "settings" in cls().get_state()
+
+
+def test_layer_norm_settings_match_its_python_checks():
+    w = widgets.LayerNormExplorer()
+    s = w.settings
+    assert [e["value"] for e in s["eps_choices"]] == list(w.EPS_CHOICES)
+    assert (s["ranges"]["x"]["min"], s["ranges"]["x"]["max"]) == w.X_RANGE
+    assert (s["ranges"]["gamma"]["min"], s["ranges"]["gamma"]["max"]) == w.GAMMA_RANGE
+    assert (s["ranges"]["beta"]["min"], s["ranges"]["beta"]["max"]) == w.BETA_RANGE
+    assert s["defaults"] == {"x": w.x, "gamma": w.gamma, "beta": w.beta, "eps": w.eps}
+    assert s["defaults"]["eps"] == resnorm.layer_norm.__defaults__[2]
+    for preset in s["presets"]:
+        w.x = preset["x"]  # cada caso pasa las comprobaciones del deslizador
+
+
 def test_format_from_log10_writes_numbers_that_do_not_fit_in_a_double(js):
     out = js([
         ("formatFromLog10", [math.log10(1.25) + 400]),
@@ -382,7 +523,8 @@ def test_layer_norm_on_the_course_example(js, eps):
 
 
 def test_layer_norm_default_gamma_beta_are_one_and_zero(js):
-    [r] = js([("layerNormSteps", [[2, 4]])])
+    # ε no tiene valor por defecto en el JS: lo decide Python (settings del widget).
+    [r] = js([("layerNormSteps", [[2, 4], None, None, 1e-5])])
     check_layer_norm(r, [2, 4], None, None, 1e-5)
     np.testing.assert_allclose(r["output"], [-1, 1], atol=1e-4)
 

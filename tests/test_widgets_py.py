@@ -52,7 +52,8 @@ def make_all():
 def test_state_is_strict_json_and_light(widget):
     state = widget.get_state()
     text = json.dumps(state, allow_nan=False, ensure_ascii=False)
-    assert len(text.encode("utf-8")) < 45_000
+    # El formateador gemelo de resnorm.book (compute.js) va en cada widget: ~3 KB.
+    assert len(text.encode("utf-8")) < 50_000
     data = {k: v for k, v in state.items() if k not in ("_esm", "_css")}
     assert len(json.dumps(data, ensure_ascii=False).encode("utf-8")) < 15_000
 
@@ -284,3 +285,48 @@ def test_depth_data_validation_knows_the_axis_of_each_kind():
         validate_depth_data(GRADIENT, "activations")
     with pytest.raises(ValueError, match="kind"):
         validate_depth_data(GRADIENT, "loss")
+
+
+# --- Una tabla de estilos para figuras y widgets ---------------------------------------
+
+
+def test_depth_explorer_styles_are_the_figures_styles():
+    """Color, trazo, marcador y nombre de cada serie: los de resnorm.plots.SERIES_STYLE,
+    la tabla que usan las figuras (Capítulo 9: «Sin residual» en las dos)."""
+    from resnorm.plots import PALETTE, SERIES_STYLE, svg_series_style
+
+    keys = list(SERIES_STYLE)[:7]
+    w = DepthExplorer(gradient={"depths": [1, 2],
+                                "series": {k: [1.0, 0.5] for k in keys}})
+    assert set(w.styles) == set(keys)
+    for key in keys:
+        style = w.styles[key]
+        expected = SERIES_STYLE[key]
+        color = "currentColor" if expected["color"] == PALETTE["black"] else expected["color"]
+        assert style["color"] == color
+        assert style["label"] == expected["label"] == w.labels[key] == SERIES_LABELS[key]
+        assert style == svg_series_style(key)
+
+
+def test_series_styles_follow_the_labels_a_chapter_passes():
+    w = DepthExplorer(
+        activations={"layers": [0, 1], "series": {"plain_gain_0.9": [1, 0.9],
+                                                   "mia": [1, 1]}},
+        labels={"mia": "Mi serie"},
+    )
+    assert w.styles["mia"]["label"] == "Mi serie"
+    assert w.styles["plain_gain_0.9"]["label"] == "Sin residual, ganancia 0.9"
+    assert w.styles["mia"]["color"].startswith("#")
+
+
+def test_each_widget_module_sits_beside_its_javascript():
+    from pathlib import Path
+
+    import resnorm.widgets as pkg
+
+    here = Path(pkg.__file__).parent
+    for name in ["mean_std", "layer_norm", "residual", "block_stepper", "depth_explorer"]:
+        assert (here / f"{name}.py").exists() and (here / f"{name}.js").exists()
+    assert (here / "bundler.py").exists()
+    for name in pkg.__all__:
+        assert getattr(pkg, name) is not None

@@ -163,5 +163,239 @@ def test_depth_explorer_slider_changes_the_summary(page_factory, site_url, rende
     root.get_by_role("slider", name="Profundidad").focus()
     page.keyboard.press("Home")
     assert live.inner_text() != before
-    assert re.search(r"Con \d+ (bloques|capas)", live.inner_text())
+    assert re.search(r"Con \d+ (bloques?|capas?):", live.inner_text())
     _clean(rec, root)
+
+
+# --- Lo que una persona ve: erratas, tamaños, carga sin saltos --------------------------
+
+
+def test_calculator_with_huge_and_small_values_writes_true_equalities(
+    page_factory, site_url, rendered
+):
+    """Con 1e200, −1e200, 1 y 2: (0.2500)² = 0.0625 (no «= 0.0000») y nunca «= ≈»."""
+    rec, page, root = _open(page_factory, site_url, rendered, "rn-meanstd")
+    for label, text in zip("₁₂₃₄", ["1e200", "\u22121e200", "1", "2"]):
+        root.get_by_label(f"x{label}").fill(text)
+    body = root.inner_text()
+    assert "(0.2500)² = 0.0625" in body
+    assert "(1.2500)² = 1.5625" in body
+    assert "= ≈" not in body and "= =" not in body
+    assert "σ² = " in body and "≈ 5.0000 × 10³⁹⁹" in body
+    for bad in ["", "letras", "NaN", "1e999"]:
+        root.get_by_label("x₁").fill(bad)
+        assert "Revisa el campo x₁" in root.inner_text()
+    root.get_by_label("x₁").fill("0,5")
+    assert "Revisa" not in root.locator("[aria-live=polite]").first.inner_text()
+    _clean(rec, root)
+
+
+def test_layer_norm_times_three_preset_does_not_claim_a_std_below_one(
+    page_factory, site_url, rendered
+):
+    rec, page, root = _open(page_factory, site_url, rendered, "rn-layernorm")
+    root.get_by_label("Probar un caso").select_option(
+        label="El mismo vector multiplicado por 3")
+    text = root.locator(".rn-summary").inner_text()
+    assert "std 1.0000 (un poco menos" not in text
+    assert "no se nota en cuatro decimales" in text
+    root.get_by_label("Probar un caso").select_option(label="Cuatro valores iguales (σ = 0)")
+    root.get_by_label("Épsilon").select_option(index=0)  # ε = 0: 0/0
+    assert "habría que dividir" in root.inner_text()
+    _clean(rec, root)
+
+
+def test_layer_norm_controls_come_from_the_python_settings(
+    page_factory, site_url, rendered
+):
+    """Rangos de los deslizadores, opciones de ε y casos: los de ``settings``."""
+    from resnorm.widgets import LayerNormExplorer
+
+    s = LayerNormExplorer.SETTINGS
+    rec, page, root = _open(page_factory, site_url, rendered, "rn-layernorm")
+    x1 = root.get_by_label("x₁", exact=True)
+    assert float(x1.get_attribute("min")) == s["ranges"]["x"]["min"]
+    assert float(x1.get_attribute("max")) == s["ranges"]["x"]["max"]
+    assert float(x1.get_attribute("step")) == s["ranges"]["x"]["step"]
+    eps = root.get_by_label("Épsilon").locator("option").all()
+    assert [float(o.get_attribute("value")) for o in eps] == [
+        e["value"] for e in s["eps_choices"]]
+    presets = root.get_by_label("Probar un caso").locator("option").all_inner_texts()
+    assert presets[1:] == [p["label"] for p in s["presets"]]
+    _clean(rec, root)
+
+
+def test_block_stepper_shows_each_vector_once(page_factory, site_url, rendered):
+    rec, page, root = _open(page_factory, site_url, rendered, "rn-stepper")
+    panel = root.locator(".rn-step")
+    nxt = root.get_by_role("button", name="Siguiente paso")
+    for _ in range(11):
+        text = panel.inner_text()
+        vectors = re.findall(r"\[[^\]]*\]", text.split("Vector:")[-1])
+        assert vectors, text
+        assert text.count(vectors[0]) == 1, text
+        nxt.press("Enter")
+    _clean(rec, root)
+
+
+def test_depth_explorer_says_1_capa_in_singular(page_factory, site_url, rendered):
+    rec, page, root = _open(page_factory, site_url, rendered, "rn-depth")
+    root.get_by_role("slider", name="Profundidad").focus()
+    page.keyboard.press("Home")
+    text = root.locator(".rn-summary").inner_text()
+    assert "Con 1 capa:" in text and "1 capas" not in text
+    _clean(rec, root)
+
+
+def test_depth_explorer_series_look_like_the_figures(page_factory, site_url, rendered):
+    """Mismo nombre y mismo color que en las figuras (resnorm.plots.SERIES_STYLE)."""
+    from matplotlib.colors import to_rgb
+
+    from resnorm.plots import SERIES_STYLE
+
+    rec, page, root = _open(page_factory, site_url, rendered, "rn-depth")
+    root.get_by_label("Qué mirar").select_option("activations")
+    checks = root.locator(".rn-check label").all()
+    seen = {}
+    for label in checks:
+        name = label.inner_text().strip()
+        color = label.locator(".rn-swatch").evaluate(
+            "e => getComputedStyle(e).backgroundColor")
+        seen[name] = color
+    by_label = {st["label"]: st for st in SERIES_STYLE.values()}
+    assert "Sin residual, ganancia 0.9" in seen
+    for name, css in seen.items():
+        assert name in by_label, f"«{name}» no es un nombre de la tabla de estilos"
+        r, g, b = (round(255 * c) for c in to_rgb(by_label[name]["color"]))
+        if by_label[name]["color"] != "#000000":  # el negro es el color del texto
+            assert css == f"rgb({r}, {g}, {b})", name
+    _clean(rec, root)
+
+
+def test_fieldset_legends_are_not_bigger_than_the_widget_title(
+    page_factory, site_url, rendered
+):
+    found, _ = rendered
+    rec = page_factory()
+    page = rec.goto(f"{site_url}/{found['rn-layernorm'][0]}")
+    page.locator("section.rn-layernorm").wait_for()
+    sizes = page.evaluate(
+        """() => { const w = document.querySelector('section.rn-layernorm');
+        const px = (e) => parseFloat(getComputedStyle(e).fontSize);
+        return [px(w.querySelector('.rn-title')),
+                Math.max(...[...w.querySelectorAll('legend')].map(px))]; }"""
+    )
+    title, legend = sizes
+    assert legend < title, f"leyenda {legend} px, título {title} px"
+
+
+def test_back_to_top_does_not_cover_a_widget_on_a_phone(browser, site_url, rendered):
+    from tests.helpers import PageRecorder
+
+    found, _ = rendered
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    rec = PageRecorder(context)
+    page = rec.goto(f"{site_url}/{found['rn-layernorm'][0]}")
+    root = page.locator("section.rn-layernorm")
+    root.wait_for()
+    root.scroll_into_view_if_needed()
+    page.mouse.wheel(0, 400)
+    page.mouse.wheel(0, -300)  # el tema lo muestra al subir
+    page.wait_for_timeout(300)
+    box = page.evaluate(
+        """() => { const b = document.querySelector('#pst-back-to-top');
+        if (!b) return null; const r = b.getBoundingClientRect();
+        return getComputedStyle(b).display === 'none' || r.width === 0 ? null :
+          [r.left, r.top, r.right, r.bottom]; }"""
+    )
+    if box is not None:
+        w = root.bounding_box()
+        overlap = not (box[2] < w["x"] or box[0] > w["x"] + w["width"]
+                       or box[3] < w["y"] or box[1] > w["y"] + w["height"])
+        assert not overlap, "«Volver arriba» tapa el widget"
+    context.close()
+
+
+LOAD_PROBE = """
+window.__rn = {cls: 0, shifts: [], dcl: null};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (!e.hadRecentInput) {
+      window.__rn.cls += e.value;
+      window.__rn.shifts.push([e.startTime, e.value]);
+    }
+  }
+}).observe({type: "layout-shift", buffered: true});
+document.addEventListener("DOMContentLoaded", () => { window.__rn.dcl = performance.now(); });
+new MutationObserver(() => {
+  const w = document.querySelector("section.rn-widget");
+  if (!window.__rn.widget && w && w.getBoundingClientRect().height > 0) {
+    window.__rn.widget = performance.now();
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+SIZES = [(1366, 900), (820, 1180), (390, 844)]
+
+
+def _load_probes(browser, site_url, width, height, without_math=False):
+    from tests.helpers import PageRecorder
+
+    out = {}
+    for rel in _widget_pages():
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.add_init_script(LOAD_PROBE)
+        rec = PageRecorder(context)
+        if without_math:  # aísla lo que mueven los widgets de lo que mueve MathJax
+            rec.page.route("**/vendor/mathjax/**", lambda route: route.abort())
+        page = rec.goto(f"{site_url}/{rel}")
+        page.wait_for_function("window.__rn.widget !== undefined", timeout=15000)
+        page.wait_for_timeout(1500)  # que MathJax y sus fuentes terminen
+        out[rel] = page.evaluate("window.__rn")
+        context.close()
+    return out
+
+
+@pytest.mark.parametrize("width,height", SIZES)
+def test_widgets_show_within_a_second_of_domcontentloaded(
+    browser, site_url, width, height
+):
+    """Cada widget se ve antes de 1 s tras DOMContentLoaded: no espera a MathJax."""
+    problems = []
+    for rel, probe in _load_probes(browser, site_url, width, height).items():
+        delay = probe["widget"] - probe["dcl"]
+        if delay > 1000:
+            problems.append(f"{rel} a {width} px: el widget tarda {delay:.0f} ms")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("width,height", SIZES)
+def test_widgets_appearing_do_not_push_the_text(browser, site_url, width, height):
+    """Sin MathJax (para medir solo lo de los widgets), el desplazamiento acumulado de
+    cada página con widgets queda por debajo de 0.05: aparecen sin mover la página."""
+    problems = [
+        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}"
+        for rel, probe in _load_probes(
+            browser, site_url, width, height, without_math=True).items()
+        if probe["cls"] >= 0.05
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="MathJax compone con fuentes de respaldo y, al llegar las suyas (MJXTEX-S1...), "
+    "algunas líneas cambian de altura: 0.050 en los capítulos 2 y 5 a 390-820 px. "
+    "Arreglo fuera de los widgets: precargar esas fuentes en <head> (_config.yml).",
+)
+@pytest.mark.parametrize("width,height", SIZES)
+def test_widget_pages_do_not_jump_while_they_load(browser, site_url, width, height):
+    """Desplazamiento acumulado (layout shift de Chromium) de cada página con widgets
+    por debajo de 0.05, MathJax incluido."""
+    problems = [
+        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}"
+        for rel, probe in _load_probes(browser, site_url, width, height).items()
+        if probe["cls"] >= 0.05
+    ]
+    assert not problems, "\n".join(problems)

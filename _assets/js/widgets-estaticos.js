@@ -6,6 +6,10 @@
 // (embed-amd.js, unos 900 KB comprimido, con Backbone, Lumino y los controles de
 // ipywidgets): este archivo lee el estado que myst-nb guarda en la página y monta cada
 // vista. myst-nb lo carga solo en las páginas con widgets (nb_ipywidgets_js).
+//
+// No espera a MathJax ni a DOMContentLoaded: monta cada widget en cuanto se ejecuta
+// (el estado va en <head>, antes que este archivo). El sitio de cada widget está
+// reservado en css/widgets-pagina.css mientras tanto, así que la página no salta.
 (function () {
   "use strict";
 
@@ -55,8 +59,28 @@
   var modules = {}; // el mismo _esm (una clase de widget) se importa una vez
   var styles = {};
 
+  // Los módulos del curso (resnorm.widgets.bundle) no importan nada y solo exportan
+  // «export default { render };»: se evalúan en el acto, sin esperar a import(), que
+  // resolvería después de que MathJax componga la página. Cualquier otro módulo, con
+  // import() como siempre.
+  function evaluateNow(esm) {
+    var exports = esm.match(/^export\b/gm) || [];
+    if (exports.length !== 1 || !/^export default \{[^}]*\};?\s*$/m.test(esm)) return null;
+    if (/^\s*import\b|\bimport\s*\(|\bimport\.meta\b/m.test(esm)) return null;
+    try {
+      return Function('"use strict";\n' + esm.replace(/^export default /m, "return "))();
+    } catch (error) {
+      return null;
+    }
+  }
+
   function loadModule(esm) {
     if (!modules[esm]) {
+      var now = evaluateNow(esm);
+      if (now) {
+        modules[esm] = { then: function (f) { return syncThen(f, now); } };
+        return modules[esm];
+      }
       // anywidget admite una URL en _esm; los del curso traen el código.
       var url = /^https?:\/\/\S+$/.test(esm)
         ? esm
@@ -66,6 +90,16 @@
       });
     }
     return modules[esm];
+  }
+
+  // Un «then» que llama en el acto: el widget se dibuja antes de que el navegador
+  // pinte, y sus errores siguen llegando al .catch de start().
+  function syncThen(f, value) {
+    try {
+      return Promise.resolve(f(value));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   function addStyle(css) {
@@ -95,7 +129,10 @@
         widget.initialize({ model: model });
       }
       model.initialized = true;
-      return widget.render({ model: model, el: el });
+      var result = widget.render({ model: model, el: el });
+      // Para medir cuánto tarda un widget en verse (tests/test_widgets_site.py).
+      if (window.performance && performance.mark) performance.mark("rn-widget-montado");
+      return result;
     });
   }
 

@@ -3,7 +3,7 @@
 // resnorm.trace en Python al construir el widget.
 import { barRange, cleanRoundoff, formatNumber } from "./compute.js";
 import {
-  OKABE_ITO, barChart, clear, commit, frame, h, legend, live, read, s, uid,
+  barChart, clear, commit, frame, h, legend, live, read, s, uid,
 } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
@@ -22,9 +22,18 @@ const ORDERS = [
 
 const fmtVec = (v) => `[${v.map((a) => formatNumber(a)).join(", ")}]`;
 
+// «a + b = [v]» → «a + b»; «x = [v]» → "" (solo nombraba el vector).
+function withoutResult(formula, vectorText) {
+  const tail = ` = ${vectorText}`;
+  if (!formula.endsWith(tail)) return formula;
+  const rest = formula.slice(0, -tail.length);
+  return /[\d[(]/.test(rest) ? `${rest} =` : "";
+}
+
 function render({ model, el }) {
   const root = frame(el, "El vector «perro» por un bloque", "rn-stepper");
   const echo = { saving: false }; // ver commit() en ui.js
+  const palette = read(model, "settings", {}).palette; // de Python, como en los demás
   let order = read(model, "order", "post");
   let index = read(model, "index", 0);
   const steps = () => read(model, order === "pre" ? "steps_pre" : "steps_post", []);
@@ -73,8 +82,8 @@ function render({ model, el }) {
   const panel = live("div", "rn-step");
   const svg = s("svg", { class: "rn-chart" });
   const series = [
-    { name: "Entrada del bloque x", color: OKABE_ITO.blue },
-    { name: "Este paso", color: OKABE_ITO.vermillion },
+    { name: "Entrada del bloque x", color: palette.blue },
+    { name: "Este paso", color: palette.vermillion },
   ];
   root.append(orderBox, formula, nav, panel, svg, legend(series), map);
 
@@ -100,10 +109,12 @@ function render({ model, el }) {
       ]),
       h("p", { text: step.explanation }),
     );
-    if (step.formula) panel.append(h("p", { class: "rn-formula", text: step.formula }));
-    panel.append(
-      h("p", { class: "rn-vector", text: `Vector: ${fmtVec(step.vector)}` }),
-    );
+    // La fórmula del paso suele terminar en el vector que calcula («… = [...]»),
+    // que se muestra justo debajo: se quita de la fórmula para no leerlo dos veces.
+    const vectorText = fmtVec(step.vector);
+    const formulaText = withoutResult(step.formula || "", vectorText);
+    if (formulaText) panel.append(h("p", { class: "rn-formula", text: formulaText }));
+    panel.append(h("p", { class: "rn-vector", text: `Vector: ${vectorText}` }));
     const facts = (step.scalars || []).map(
       ([label, value]) => `${label} = ${formatNumber(value)}`,
     );

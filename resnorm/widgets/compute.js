@@ -16,11 +16,9 @@ const SUPERSCRIPT = {
   "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴",
   "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻",
 };
-const MINUS = "\u2212";
+/** El signo menos tipográfico, el de la prosa (resnorm.book.MINUS). */
+export const MINUS = "\u2212";
 const LOG10_2 = Math.log10(2);
-
-/** Valores de ε que ofrece el explorador de LayerNorm (Capítulo 4). */
-export const EPS_CHOICES = [0, 1e-5, 1e-3];
 
 /** Un entero en superíndices: -400 → «⁻⁴⁰⁰». */
 export function superscript(n) {
@@ -31,24 +29,100 @@ function withSign(negative, text) {
   return negative ? MINUS + text : text;
 }
 
+// Cifras decimales exactas de a ≥ 0 finito: {int, frac}. toFixed da el valor
+// exacto del double hasta 100 decimales; por encima de 10²¹, BigInt (un double
+// tan grande es un entero).
+function exactDigits(a) {
+  if (a >= 1e21) return { int: BigInt(a).toString(), frac: "" };
+  const [int, frac] = a.toFixed(100).split(".");
+  return { int, frac: frac.replace(/0+$/, "") };
+}
+
+// Redondea una cadena de cifras a `keep` cifras, al par en caso de empate (como
+// Python): devuelve las cifras y si el redondeo añadió una cifra (99.9 → 100).
+function roundDigits(digits, keep) {
+  const head = digits.slice(0, keep).padEnd(keep, "0");
+  const rest = digits.slice(keep);
+  let up = false;
+  if (rest.length > 0) {
+    if (rest[0] > "5") up = true;
+    else if (rest[0] === "5") {
+      const tie = /^5?0*$/.test(rest);
+      const last = keep > 0 ? Number(head[keep - 1]) : 0;
+      up = !tie || last % 2 === 1;
+    }
+  }
+  if (!up) return { digits: head, carry: false };
+  const out = head.split("");
+  let i = out.length - 1;
+  while (i >= 0 && out[i] === "9") {
+    out[i] = "0";
+    i -= 1;
+  }
+  if (i < 0) return { digits: "1" + out.join(""), carry: true };
+  out[i] = String(Number(out[i]) + 1);
+  return { digits: out.join(""), carry: false };
+}
+
+/**
+ * Gemelo de `resnorm.book.format_number`: `decimals` decimales fijos, signo «−»
+ * y sin «−0.0000». Para un número finito da exactamente el mismo texto que Python
+ * (redondeo al par en los empates); tests/test_widgets_js.py lo comprueba.
+ */
+export function formatFixed(x, decimals = 4) {
+  if (typeof x !== "number" || !Number.isFinite(x)) return formatNumber(x, decimals);
+  const { int, frac } = exactDigits(Math.abs(x));
+  const r = roundDigits(int + frac, int.length + decimals);
+  const n = r.digits.length - decimals;
+  const intPart = r.digits.slice(0, n).replace(/^0+(?=\d)/, "");
+  const text = decimals > 0 ? `${intPart}.${r.digits.slice(n)}` : intPart;
+  return withSign(x < 0 && /[1-9]/.test(text), text);
+}
+
+/**
+ * Gemelo de `resnorm.book.format_sci`: notación para lectores con `digits`
+ * cifras significativas, «2.7 × 10⁻¹⁶». Mismo texto que Python para todo número
+ * finito (tests/test_widgets_js.py).
+ */
+export function formatSci(x, digits = 2) {
+  if (typeof x !== "number" || !Number.isFinite(x)) return formatNumber(x, digits);
+  if (x === 0) return formatFixed(0, digits - 1);
+  const a = Math.abs(x);
+  let mant;
+  let exp;
+  if (a >= 1e-90) {
+    const { int, frac } = exactDigits(a);
+    const all = int + frac;
+    const lead = all.search(/[1-9]/);
+    exp = int.length - 1 - lead;
+    const r = roundDigits(all.slice(lead), digits);
+    if (r.carry) exp += 1;
+    mant = r.digits.slice(0, digits);
+  } else {
+    // Tan pequeño no hay empates posibles: basta toExponential.
+    const [m, e] = a.toExponential(digits - 1).split("e");
+    mant = m.replace(".", "");
+    exp = Number(e);
+  }
+  const m = digits > 1 ? `${mant[0]}.${mant.slice(1)}` : mant;
+  return withSign(x < 0, `${m} × 10${superscript(exp)}`);
+}
+
 /**
  * Formatea un número para humanos.
  *
- * Fijo con `digits` decimales (0.0410, 1.0025) si 1e-4 ≤ |x| < 1e6; si no,
- * notación científica legible: «1.2346 × 10²⁰⁰». El signo menos es «−». Nunca
+ * Fijo con `digits` decimales (0.0410, 1.0025) si 1e-4 ≤ |x| < 1e6
+ * (`formatFixed`); si no, notación científica legible con `digits` decimales en
+ * la mantisa: «1.2346 × 10²⁰⁰» (`formatSci`). El signo menos es «−». Nunca
  * devuelve «NaN», «Infinity» ni «undefined».
  */
 export function formatNumber(x, digits = 4) {
   if (typeof x !== "number" || Number.isNaN(x)) return "no definido";
   if (!Number.isFinite(x)) return x > 0 ? "fuera de rango (+)" : "fuera de rango (−)";
-  if (x === 0) return (0).toFixed(digits);
+  if (x === 0) return formatFixed(0, digits);
   const a = Math.abs(x);
-  if (a >= 1e-4 && a < 1e6) {
-    const fixed = a.toFixed(digits);
-    return withSign(x < 0, fixed);
-  }
-  const [mant, exp] = a.toExponential(digits).split("e");
-  return withSign(x < 0, `${mant} × 10${superscript(Number(exp))}`);
+  if (a >= 1e-4 && a < 1e6) return formatFixed(x, digits);
+  return formatSci(x, digits + 1);
 }
 
 /**
@@ -91,6 +165,32 @@ export function scaledQuantity(qs, k, power, digits = 4) {
   if (fits && normal) return { value, text: formatNumber(value, digits) };
   const log10abs = Math.log10(Math.abs(qs)) + k * power * LOG10_2;
   return { value, text: formatFromLog10(log10abs, qs < 0, digits) };
+}
+
+/**
+ * El cuadrado de una magnitud d = ds · 2^k, calculado sin perderlo: (ds)² a
+ * escala puede redondearse a 0 aunque d² quepa (con 1e200 y 1 en el mismo
+ * vector, la escala 2⁶⁶⁴ hace diminuta la diferencia 0.25). Se eleva d sin
+ * escalar si cabe; si no, con logaritmos.
+ */
+export function squaredQuantity(ds, k, digits = 4) {
+  if (ds === 0) return { value: 0, text: formatNumber(0, digits) };
+  const d = scalePow2(ds, k);
+  const sq = d * d;
+  if (Number.isFinite(sq) && sq >= 2.2250738585072014e-308) {
+    return { value: sq, text: formatNumber(sq, digits) };
+  }
+  const log10abs = 2 * (Math.log10(Math.abs(ds)) + k * LOG10_2);
+  const text = formatFromLog10(log10abs, false, digits);
+  return { value: scalePow2(ds * ds, 2 * k), text };
+}
+
+/**
+ * «= texto» o, si el texto ya es aproximado («≈ 1.0 × 10⁴⁰⁰»), solo el texto:
+ * nunca «= ≈».
+ */
+export function equals(text) {
+  return text.startsWith("≈") ? text : `= ${text}`;
 }
 
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -260,7 +360,7 @@ export function meanStdRecipe(values, digits = 4) {
     sum: q(sums, 1),
     mean: q(means, 1),
     deviations: devs.map((d) => q(d, 1)),
-    squaredDeviations: sq.map((s) => q(s, 2)),
+    squaredDeviations: devs.map((d) => squaredQuantity(d, k, digits)),
     sumSquares: q(sum(sq), 2),
     variance: q(vars, 2),
     std: q(stds, 1),
@@ -278,7 +378,7 @@ export function meanStdRecipe(values, digits = 4) {
  * `degenerate` es true, `message` lo explica y los vectores normalizados son
  * null (nunca NaN). `gamma` y `beta` por defecto: 1 y 0.
  */
-export function layerNormSteps(x, gamma = null, beta = null, eps = 1e-5) {
+export function layerNormSteps(x, gamma = null, beta = null, eps = undefined) {
   const n = x.length;
   if (n === 0) throw new Error("layerNormSteps necesita al menos un valor.");
   const g = gamma ?? x.map(() => 1);

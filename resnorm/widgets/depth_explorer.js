@@ -1,19 +1,13 @@
-// «Explorador de profundidad» (Capítulo 6: por qué se puede apilar).
+// «Explorador de profundidad» (Capítulo 9: profundidad, escalas y gradientes).
 // Los datos vienen precalculados de Python (resnorm.experiments); aquí solo
 // se eligen series y posición, y se dibuja en escala logarítmica.
 import { formatNumber, logRange } from "./compute.js";
 import {
-  OKABE_ITO, clear, commit, field, frame, h, live, logLineChart, read, s, uid,
+  clear, commit, field, frame, h, live, logLineChart, read, s, uid,
 } from "./ui.js";
 
-// Ocho estilos (color Okabe-Ito, o el del texto; trazo; marcador), fijados por
-// la posición de la serie en `labels`: la misma serie conserva su estilo en
-// las dos vistas.
-const COLORS = [
-  OKABE_ITO.vermillion, OKABE_ITO.blue, OKABE_ITO.green, OKABE_ITO.orange,
-  OKABE_ITO.purple, OKABE_ITO.sky, OKABE_ITO.yellow, "currentColor",
-];
-const DASHES = [null, "6 3", "2 3", "8 3 2 3", null, "4 4", "1 3", "10 4"];
+// El estilo de cada serie (color, trazo, marcador y nombre) llega de Python en
+// el trait «styles»: es el de resnorm.plots.SERIES_STYLE, el de las figuras.
 const VIEWS = {
   gradient: {
     option: "Gradiente en la primera capa según la profundidad",
@@ -21,7 +15,7 @@ const VIEWS = {
     xLabel: "profundidad (número de capas)",
     yLabel: "norma del gradiente (log)",
     slider: "Profundidad",
-    at: (x) => `Con ${x} capas`,
+    at: (x) => (x === 1 ? "Con 1 capa" : `Con ${x} capas`),
   },
   activations: {
     option: "Desviación estándar de las activaciones, capa a capa",
@@ -75,18 +69,17 @@ function render({ model, el }) {
   function seriesKeys() {
     return Object.keys(data(view).series || {});
   }
-  function styleIndex(key, j) {
-    const i = Object.keys(read(model, "labels", {})).indexOf(key);
-    return i >= 0 ? i : j;
+  function styleOf(key) {
+    return read(model, "styles", {})[key] ?? { color: "currentColor", dash: null };
   }
   function labelOf(key) {
-    return read(model, "labels", {})[key] ?? key;
+    return read(model, "labels", {})[key] ?? styleOf(key).label ?? key;
   }
   function rebuildSeries() {
     clear(seriesBox);
     seriesBox.append(h("legend", { text: "Series que se dibujan" }));
     const visible = read(model, "visible", []);
-    checkboxes = seriesKeys().map((key, j) => {
+    checkboxes = seriesKeys().map((key) => {
       const id = uid("series");
       const box = h("input", { type: "checkbox", id, value: key });
       box.checked = visible.includes(key);
@@ -97,7 +90,7 @@ function render({ model, el }) {
       });
       const swatch = h("span", {
         class: "rn-swatch",
-        style: `background:${COLORS[styleIndex(key, j) % COLORS.length]}`,
+        style: `background:${styleOf(key).color}`,
       });
       seriesBox.append(
         h("span", { class: "rn-check" }, [
@@ -128,13 +121,13 @@ function render({ model, el }) {
     posOut.textContent = String(x[p]);
     pos.setAttribute("aria-valuetext", `${VIEWS[view].slider} ${x[p]}`);
     const series = keys
-      .map((key, j) => ({
+      .map((key) => ({
         key,
         name: labelOf(key),
         values: data(view).series[key],
-        color: COLORS[styleIndex(key, j) % COLORS.length],
-        dash: DASHES[styleIndex(key, j) % DASHES.length],
-        marker: styleIndex(key, j),
+        color: styleOf(key).color,
+        dash: styleOf(key).dash,
+        marker: styleOf(key).marker,
       }))
       .filter((_, j) => checkboxes[j] && checkboxes[j].checked);
     const all = series.flatMap((ser) => ser.values);
@@ -190,6 +183,10 @@ function render({ model, el }) {
     "change:visible": () => {
       const visible = read(model, "visible", []);
       checkboxes.forEach((c) => { c.checked = visible.includes(c.value); });
+      update();
+    },
+    "change:styles": () => {
+      rebuildSeries();
       update();
     },
     "change:labels": () => {

@@ -1,36 +1,15 @@
 // «LayerNorm en vivo» (Capítulo 4).
 // Cableado: deslizadores de x, γ, β y ε → layerNormSteps → barras y tabla.
+// Rangos, opciones de ε, valores por defecto, casos y paleta llegan de Python en
+// el trait «settings» (resnorm/widgets/layer_norm.py): aquí no se repiten.
 import {
-  EPS_CHOICES, barRange, cleanRoundoff, formatNumber, layerNormSteps,
+  barRange, cleanRoundoff, formatNumber, layerNormSteps,
 } from "./compute.js";
 import {
-  OKABE_ITO, barChart, clear, commit, field, frame, h, legend, live, read, s, uid,
+  barChart, clear, commit, field, frame, h, legend, live, read, s, uid,
 } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
-const DEFAULTS = {
-  x: [0.8, 0.95, 0.93, 1.33],
-  gamma: [1.2, 0.8, 1.0, 1.1],
-  beta: [0.1, 0.0, -0.2, 0.3],
-  eps: 1e-5,
-};
-const RANGES = {
-  x: { min: -4, max: 4, step: 0.01 },
-  gamma: { min: -2, max: 2, step: 0.05 },
-  beta: { min: -2, max: 2, step: 0.05 },
-};
-const EPS_LABELS = new Map([
-  [0, "0 (sin protección)"],
-  [1e-5, "10⁻⁵ (el valor por defecto de PyTorch)"],
-  [1e-3, "10⁻³"],
-]);
-const PRESETS = [
-  { label: "Ejemplo del curso: x + Atención(x)", x: [0.8, 0.95, 0.93, 1.33] },
-  { label: "El mismo vector desplazado +2", x: [2.8, 2.95, 2.93, 3.33] },
-  { label: "El mismo vector multiplicado por 3", x: [2.4, 2.85, 2.79, 3.99] },
-  { label: "Cuatro valores iguales (σ = 0)", x: [0.5, 0.5, 0.5, 0.5] },
-];
-
 const fmtVec = (v) => `[${v.map((a) => formatNumber(a)).join(", ")}]`;
 
 function slider(name, i, value, range, onInput) {
@@ -88,6 +67,19 @@ function stepsTable(r, labels) {
   ]);
 }
 
+// Lo que ε le hace a la std del vector normalizado, dicho solo si se ve: con
+// σ² ≫ ε la std sale 1.0000 a cuatro decimales y no tiene sentido decir «menos».
+function epsRemark(eps, r, std) {
+  if (!(eps > 0) || r.constant) return ".";
+  if (formatNumber(std) !== formatNumber(1)) {
+    return " (un poco menos que 1 porque ε suma al denominador).";
+  }
+  return (
+    ` (ε también suma al denominador, pero con σ² = ${formatNumber(r.variance)} ` +
+    `frente a ε = ${formatNumber(eps)} no se nota en cuatro decimales).`
+  );
+}
+
 // Media para mostrar: el ruido de redondeo (10⁻¹⁶) se enseña como 0.
 function statMean(v) {
   return cleanRoundoff(v.reduce((a, b) => a + b, 0) / v.length, v);
@@ -101,6 +93,11 @@ function statStd(v) {
 function render({ model, el }) {
   const root = frame(el, "LayerNorm en vivo", "rn-layernorm");
   const echo = { saving: false }; // ver commit() en ui.js
+  const settings = read(model, "settings", {});
+  const DEFAULTS = settings.defaults;
+  const RANGES = settings.ranges;
+  const PRESETS = settings.presets;
+  const palette = settings.palette;
   const state = {
     x: read(model, "x", DEFAULTS.x).slice(),
     gamma: read(model, "gamma", DEFAULTS.gamma).slice(),
@@ -139,8 +136,8 @@ function render({ model, el }) {
 
   const epsId = uid("eps");
   const epsSelect = h("select", { id: epsId },
-    EPS_CHOICES.map((e) =>
-      h("option", { value: String(e), text: `ε = ${EPS_LABELS.get(e)}` }),
+    settings.eps_choices.map((e) =>
+      h("option", { value: String(e.value), text: `ε = ${e.label}` }),
     ));
   epsSelect.value = String(state.eps);
   epsSelect.addEventListener("change", () => {
@@ -174,9 +171,9 @@ function render({ model, el }) {
 
   const svg = s("svg", { class: "rn-chart" });
   const series = [
-    { name: "Entrada x", color: OKABE_ITO.blue },
-    { name: "Normalizado (x − μ)/√(σ² + ε)", color: OKABE_ITO.sky },
-    { name: "Salida γ ⊙ normalizado + β", color: OKABE_ITO.vermillion },
+    { name: "Entrada x", color: palette.blue },
+    { name: "Normalizado (x − μ)/√(σ² + ε)", color: palette.sky_blue },
+    { name: "Salida γ ⊙ normalizado + β", color: palette.vermillion },
   ];
   const summary = live("div", "rn-summary");
   const tableBox = h("div", { class: "rn-table-box" });
@@ -214,10 +211,7 @@ function render({ model, el }) {
       const ns = statStd(r.normalized);
       lines.push(
         `Normalizado ${fmtVec(r.normalized)}: media ${formatNumber(nm)}, ` +
-          `std ${formatNumber(ns)}` +
-          (state.eps > 0 && !r.constant
-            ? " (un poco menos que 1 porque ε suma al denominador)."
-            : "."),
+          `std ${formatNumber(ns)}` + epsRemark(state.eps, r, ns),
       );
       const plain =
         state.gamma.every((g) => g === 1) && state.beta.every((b) => b === 0);

@@ -1,11 +1,10 @@
 // «Calculadora de media y desviación estándar» (Capítulo 3).
 // Cableado: cuatro campos de texto → meanStdRecipe → la receta en vivo.
 import {
-  formatNumber, meanStdRecipe, parseVector, superscript,
+  equals, formatNumber, meanStdRecipe, parseVector, superscript,
 } from "./compute.js";
 import { clear, commit, frame, h, read, uid } from "./ui.js";
 
-const DEFAULT_VALUES = ["0.80", "0.95", "0.93", "1.33"];
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
 
 // Un número negativo dentro de una resta va entre paréntesis: 0.8 − (−1).
@@ -19,18 +18,18 @@ function recipeItems(r) {
   items.push(
     h("li", {}, [
       h("strong", { text: "Suma: " }),
-      `${xs.map((t, i) => (i === 0 ? t : paren(t))).join(" + ")} = ${r.sum.text}`,
+      `${xs.map((t, i) => (i === 0 ? t : paren(t))).join(" + ")} ${equals(r.sum.text)}`,
     ]),
     h("li", {}, [
       h("strong", { text: "Media: " }),
-      `μ = ${r.sum.text} / ${r.n} = ${r.mean.text}`,
+      `μ = ${r.sum.text} / ${r.n} ${equals(r.mean.text)}`,
     ]),
   );
   const rows = r.inputs.map((q, i) =>
     h("li", {
       text:
-        `(${q.text} − ${paren(r.mean.text)})² = (${r.deviations[i].text})² = ` +
-        r.squaredDeviations[i].text,
+        `(${q.text} − ${paren(r.mean.text)})² = (${r.deviations[i].text})² ` +
+        equals(r.squaredDeviations[i].text),
     }),
   );
   items.push(
@@ -40,21 +39,20 @@ function recipeItems(r) {
     ]),
     h("li", {}, [
       h("strong", { text: "Varianza (poblacional, se divide entre n): " }),
-      `σ² = (${r.squaredDeviations.map((q) => q.text).join(" + ")}) / ${r.n} = ` +
-        r.variance.text,
+      `σ² = (${r.squaredDeviations.map((q) => paren(q.text)).join(" + ")}) / ${r.n} ` +
+        equals(r.variance.text),
     ]),
     h("li", {}, [
       h("strong", { text: "Desviación estándar: " }),
-      `σ = √σ² = ${r.std.text}`,
+      `σ = √σ² ${equals(r.std.text)}`,
     ]),
   );
   return items;
 }
 
-function notes(r) {
+function notes(r, eps) {
   const out = [];
   if (r.constant) {
-    const eps = 1e-5;
     out.push(
       "Los valores son todos iguales: no hay dispersión y σ = 0. LayerNorm " +
         "divide entre la dispersión, así que usa √(σ² + ε) en vez de σ: con " +
@@ -81,7 +79,8 @@ function notes(r) {
 function render({ model, el }) {
   const root = frame(el, "Calculadora de media y desviación estándar", "rn-meanstd");
   const echo = { saving: false }; // ver commit() en ui.js
-  const initial = read(model, "values", DEFAULT_VALUES);
+  const settings = read(model, "settings", {});
+  const initial = read(model, "values", settings.defaults);
   const inputs = [];
   const errors = [];
   const fields = h("fieldset", { class: "rn-fields" }, [
@@ -141,9 +140,11 @@ function render({ model, el }) {
     summary.classList.remove("rn-warn");
     const r = meanStdRecipe(parsed.values);
     summary.textContent =
-      `Media μ = ${r.mean.text}; desviación estándar σ = ${r.std.text}.`;
+      `Media μ ${equals(r.mean.text)}; desviación estándar σ ${equals(r.std.text)}.`;
     recipe.append(...recipeItems(r));
-    for (const text of notes(r)) noteBox.append(h("p", { class: "rn-note", text }));
+    for (const text of notes(r, settings.eps)) {
+      noteBox.append(h("p", { class: "rn-note", text }));
+    }
     return texts;
   }
 
@@ -155,7 +156,7 @@ function render({ model, el }) {
   }
   const onChange = () => {
     if (echo.saving) return;
-    const values = read(model, "values", DEFAULT_VALUES);
+    const values = read(model, "values", settings.defaults);
     values.forEach((v, i) => {
       if (inputs[i] && inputs[i].value !== v) inputs[i].value = v;
     });

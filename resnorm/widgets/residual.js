@@ -1,8 +1,9 @@
 // «Suma residual» (Capítulo 2).
 // Cableado: deslizador α → residualSum(x, F(x), α) → barras y la suma.
 import { barRange, formatNumber, residualSum } from "./compute.js";
+// Vectores por defecto, escala y paleta llegan de Python (resnorm/widgets/residual.py).
 import {
-  OKABE_ITO, barChart, clear, commit, frame, h, legend, live, read, s, uid,
+  barChart, clear, commit, frame, h, legend, live, read, s, uid,
 } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
@@ -15,16 +16,18 @@ function paren(text) {
 function render({ model, el }) {
   const root = frame(el, "Suma residual", "rn-residual");
   const echo = { saving: false }; // ver commit() en ui.js
-  const x = read(model, "x", [0.5, 1.15, 0.78, 0.88]);
-  const fx = read(model, "fx", [0.3, -0.2, 0.15, 0.45]);
-  const maxScale = read(model, "scale_max", 3);
-  let alpha = read(model, "scale", 1);
+  const settings = read(model, "settings", {});
+  const palette = settings.palette;
+  const x = model.get("x");
+  const fx = model.get("fx");
+  const maxScale = model.get("scale_max");
+  let alpha = model.get("scale");
   const labels = x.map((_, i) => `x${SUB[i] ?? i + 1}`);
 
   const id = uid("alpha");
   const out = h("output", { for: id, class: "rn-value" });
   const input = h("input", {
-    id, type: "range", min: 0, max: maxScale, step: 0.05, value: alpha,
+    id, type: "range", min: 0, max: maxScale, step: settings.scale_step, value: alpha,
   });
   const setAlpha = (value, save) => {
     alpha = Math.min(maxScale, Math.max(0, Number(value)));
@@ -46,9 +49,9 @@ function render({ model, el }) {
     out,
   ]);
   const series = [
-    { name: "Entrada x", color: OKABE_ITO.blue },
-    { name: "α·F(x) (lo que aporta la subcapa)", color: OKABE_ITO.orange },
-    { name: "Salida x + α·F(x)", color: OKABE_ITO.green },
+    { name: "Entrada x", color: palette.blue },
+    { name: "α·F(x) (lo que aporta la subcapa)", color: palette.orange },
+    { name: "Salida x + α·F(x)", color: palette.bluish_green },
   ];
   const svg = s("svg", { class: "rn-chart" });
   const summary = live("div", "rn-summary");
@@ -113,7 +116,7 @@ function render({ model, el }) {
   }
 
   const onChange = () => {
-    if (!echo.saving) setAlpha(read(model, "scale", 1), false);
+    if (!echo.saving) setAlpha(model.get("scale"), false);
   };
   model.on("change:scale", onChange);
   setAlpha(alpha, false);

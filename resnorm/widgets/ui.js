@@ -1,17 +1,7 @@
 // Capa de dibujo compartida por los widgets: elementos HTML, gráficos SVG y
 // guardado del estado. Sin cálculo del curso (eso vive en compute.js).
-import { formatNumber, linearTicks, logTicks } from "./compute.js";
-
-/** Paleta Okabe-Ito (segura para daltonismo). */
-export const OKABE_ITO = {
-  orange: "#E69F00",
-  sky: "#56B4E9",
-  green: "#009E73",
-  yellow: "#F0E442",
-  blue: "#0072B2",
-  vermillion: "#D55E00",
-  purple: "#CC79A7",
-};
+// Los colores no viven aquí: cada widget los recibe de Python (settings.palette).
+import { MINUS, formatNumber, linearTicks, logTicks, superscript } from "./compute.js";
 
 let counter = 0;
 
@@ -185,7 +175,7 @@ function formatTick(t) {
   const a = Math.abs(t);
   const text =
     a >= 1e-3 && a < 1e4 ? String(Number(a.toPrecision(6))) : formatNumber(a, 1);
-  return t < 0 ? "\u2212" + text : text;
+  return t < 0 ? MINUS + text : text;
 }
 
 /** Leyenda HTML (texto con el color del tema y una muestra de color). */
@@ -202,8 +192,17 @@ export function legend(series) {
   );
 }
 
-const MARKERS = ["circle", "square", "diamond", "triangle", "cross"];
+function triangle(x, y, r, dir) {
+  const p = {
+    up: [[0, -r - 1], [r + 1, r], [-r - 1, r]],
+    down: [[0, r + 1], [r + 1, -r], [-r - 1, -r]],
+    left: [[-r - 1, 0], [r, -r - 1], [r, r + 1]],
+    right: [[r + 1, 0], [-r, -r - 1], [-r, r + 1]],
+  }[dir];
+  return p.map(([dx, dy]) => `${x + dx},${y + dy}`).join(" ");
+}
 
+// Marcadores por nombre: los de resnorm.plots.svg_series_style.
 function marker(kind, x, y, color, hollow) {
   const r = 4;
   const attrs = {
@@ -219,9 +218,9 @@ function marker(kind, x, y, color, hollow) {
     const p = `${x},${y - r - 1} ${x + r + 1},${y} ${x},${y + r + 1} ${x - r - 1},${y}`;
     return s("polygon", { ...attrs, points: p });
   }
-  if (kind === "triangle") {
-    const p = `${x},${y - r - 1} ${x + r + 1},${y + r} ${x - r - 1},${y + r}`;
-    return s("polygon", { ...attrs, points: p });
+  if (kind.startsWith("triangle")) {
+    const dir = kind === "triangle" ? "up" : kind.slice("triangle-".length);
+    return s("polygon", { ...attrs, points: triangle(x, y, r, dir) });
   }
   if (kind === "cross") {
     const p =
@@ -260,7 +259,7 @@ export function logLineChart(
       s("line", { class: "rn-grid", x1: m.left, x2: width - m.right, y1: yy, y2: yy }),
       s("text", {
         class: "rn-tick", x: m.left - 6, y: yy + 4, "text-anchor": "end",
-        text: `10${toSup(e)}`,
+        text: `10${superscript(e)}`,
       }),
     );
   }
@@ -304,7 +303,7 @@ export function logLineChart(
     );
   }
   series.forEach((ser, j) => {
-    const kind = MARKERS[(ser.marker ?? j) % MARKERS.length];
+    const kind = ser.marker || "circle";
     let d = "";
     let pen = false;
     ser.values.forEach((v, i) => {
@@ -334,10 +333,4 @@ export function logLineChart(
     });
   });
   return svg;
-}
-
-function toSup(e) {
-  const map = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴" };
-  Object.assign(map, { 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" });
-  return String(e).split("").map((ch) => map[ch] ?? ch).join("");
 }

@@ -1,0 +1,306 @@
+"""Cada figura se lee en pantalla: su texto más pequeño mide al menos 11 px CSS en la
+columna de un portátil (757 px) y sigue legible en un teléfono.
+
+El tamaño en pantalla de un texto de una figura PNG sale de cuatro datos: su tamaño
+en puntos (1 pt = 1/72 pulgadas de figura), los DPI con que se guardó (px de imagen
+por pulgada), el ancho de la imagen en px y el ancho con que se muestra en px CSS:
+
+    px CSS = pt / 72 · DPI · (ancho mostrado / ancho de la imagen)
+
+El ancho mostrado es el del atributo ``width`` del ``<img>``, salvo que la columna sea
+más estrecha (``max-width: 100%``). Las pruebas dibujan cada figura como la dibujan los
+capítulos (también las de dos paneles y las hechas a mano con ``plt.subplots``), y en
+el sitio construido miden las figuras de verdad.
+"""
+
+from __future__ import annotations
+
+import base64
+import html as html_lib
+import io
+import re
+import warnings
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from resnorm import plots  # noqa: E402
+from resnorm.book import _visible_texts, figure_html  # noqa: E402
+
+#: Ancho de la columna de texto del libro en un portátil (1366 × 900), en px CSS.
+LAPTOP_COLUMN = 757
+#: Ancho de la columna en un teléfono de 390 px (menos los márgenes del tema).
+PHONE_COLUMN = 358
+MIN_LAPTOP_PX = 11.0
+#: En un teléfono la figura se reduce a la columna; 8 px CSS son 24 px reales en una
+#: pantalla 3×, y el lector puede ampliar con dos dedos.
+MIN_PHONE_PX = 8.0
+
+_IMG = re.compile(r"<img\b[^>]*\bclass=\"curso-figura\"[^>]*>")
+
+
+def _attr(tag: str, name: str) -> str:
+    match = re.search(rf'\b{name}="([^"]*)"', tag)
+    assert match, f"la figura no tiene el atributo {name}: {tag[:120]}…"
+    return html_lib.unescape(match.group(1))
+
+
+def _png_size(tag: str) -> tuple[int, int]:
+    src = _attr(tag, "src")
+    assert src.startswith("data:image/png;base64,")
+    with Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))) as img:
+        return img.size
+
+
+def smallest_text_px(tag: str, min_pt: float, column: float) -> float:
+    """El texto más pequeño de la figura ``tag``, en px CSS, en una columna dada."""
+    width = float(_attr(tag, "width"))
+    dpi = float(_attr(tag, "data-dpi"))
+    png_w, _ = _png_size(tag)
+    shown = min(width, column)
+    return min_pt / 72 * dpi * shown / png_w
+
+
+def _render(fig):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tag = figure_html(fig, alt="Figura de prueba")
+    min_pt = min(t.get_fontsize() for t in _visible_texts(fig))
+    return tag, min_pt
+
+
+# --- Las figuras, como las dibujan los capítulos ------------------------------------
+
+pytest.importorskip("torch")
+from resnorm import experiments as ex  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    return {
+        "grad": ex.first_layer_grad_vs_depth(depths=(1, 4, 32), width=16, batch_size=8),
+        "survival": ex.signal_survival(depths=(1, 5, 20), width=16, batch_size=8),
+        "std": ex.activation_std_per_layer(n_layers=12, width=16, batch_size=8),
+        "transformer": ex.transformer_grad_norms(
+            n_layers=(2, 4), n_seeds=1, d_model=16, n_heads=2, d_ff=32, seq_len=4
+        ),
+        "adam": ex.tiny_training(steps=30, depth=6, width=16, optimizer="adam"),
+        "sgd": ex.tiny_training(steps=40, depth=20, width=32, optimizer="sgd", lr=0.05),
+    }
+
+
+BANDWIDTH_ROWS = [
+    {"method": m, "label": label, "library": lib, "gbps": g, "shape": [4096, 1024]}
+    for m, label, lib, g in [
+        ("copy_into", "copia a un búfer", "NumPy", 9.0),
+        ("copy_new", "copia nueva (clone)", "torch", 8.0),
+        ("naive_layer_norm", "LayerNorm ingenua", "NumPy", 1.1),
+        ("torch_layer_norm", "F.layer_norm (fusionada)", "torch", 6.5),
+        ("naive_rms_norm", "RMSNorm ingenua", "NumPy", 1.6),
+        ("resnorm_layer_norm", "resnorm.layer_norm", "NumPy", 0.9),
+    ]
+]
+
+
+def _chapter_6_figure():
+    # El capítulo 6 la dibuja a mano: 7.5 pulgadas y la leyenda a 8 pt.
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for i, style in enumerate(["-", "--", ":", "-."]):
+        ax.plot([1e-6, 1e-3, 1e2], [0, 0.5 + i / 10, 1], ls=style,
+                label=f"variante {i}")
+    ax.set_xscale("log")
+    ax.set_xlabel("escala s del vector s · [2, 4]  (σ = s)")
+    ax.set_ylabel("segunda componente normalizada")
+    ax.set_title("ε decide qué pasa cuando la dispersión es diminuta")
+    ax.legend(fontsize=8, loc="center right")
+    return fig
+
+
+def _chapter_10_figure():
+    # Dos paneles con leyenda «small», como el resumen (capítulo 10).
+    fig, axes = plots.new_figure(1, 2, figsize=(11, 4.2))
+    for ax in axes:
+        ax.plot([0, 1, 2], [1, 2, 3], label="Pre-LN, semilla 0", **{
+            k: v for k, v in plots.KIND_STYLE["pre_ln"].items() if k != "label"})
+        ax.set_title("La norma del vector «perro», bloque a bloque")
+        ax.set_xlabel("Bloques apilados")
+        ax.legend(fontsize="small", facecolor="white")
+    return fig
+
+
+def _figures(d):
+    """Nombre → función que crea la figura, como en cada capítulo."""
+
+    def single(plot, *args, **kwargs):
+        def make():
+            fig, ax = plots.new_figure()
+            plot(ax, *args, **kwargs)
+            return fig
+        return make
+
+    def two(left, right):
+        def make():
+            fig, axes = plots.new_figure(1, 2, figsize=(11, 4))
+            left(axes[0])
+            right(axes[1])
+            return fig
+        return make
+
+    def bandwidth():
+        fig, ax = plt.subplots(figsize=(8, 3.8))  # capítulo 11, a mano
+        plots.plot_bandwidth(ax, BANDWIDTH_ROWS)
+        return fig
+
+    return {
+        "cap1_senal": single(plots.plot_signal_survival, d["survival"]),
+        "cap1_gradiente": single(plots.plot_first_layer_grad, d["grad"]),
+        "cap1_escalas": single(plots.plot_activation_std, d["std"]),
+        "cap6_a_mano": _chapter_6_figure,
+        "cap7_dos_paneles": two(
+            lambda ax: plots.plot_last_layer_grad(ax, d["transformer"]),
+            lambda ax: plots.plot_transformer_grad_norms(ax, d["transformer"]),
+        ),
+        "cap9_escalas": two(
+            lambda ax: plots.plot_activation_std(
+                ax, d["std"], curves=["plain_gain_0.9", "plain_gain_1.1", "plain_ln"]),
+            lambda ax: plots.plot_activation_std(
+                ax, d["std"], curves=["residual", "post_ln", "pre_ln"]),
+        ),
+        "cap9_entrenamiento": two(
+            lambda ax: plots.plot_training_curves(ax, d["adam"]),
+            lambda ax: plots.plot_training_curves(ax, d["sgd"]),
+        ),
+        "cap10_resumen": _chapter_10_figure,
+        "cap11_ancho_de_banda": bandwidth,
+        "barras": single(plots.plot_vectors, {"x": [0.8, 0.95, 0.93, 1.33],
+                                              "LN(x)": [-1.02, -0.27, -0.37, 1.65]}),
+    }
+
+
+NAMES = [
+    "cap1_senal", "cap1_gradiente", "cap1_escalas", "cap6_a_mano", "cap7_dos_paneles",
+    "cap9_escalas", "cap9_entrenamiento", "cap10_resumen", "cap11_ancho_de_banda",
+    "barras",
+]
+
+
+@pytest.fixture(scope="module")
+def rendered(data):
+    out = {name: _render(make()) for name, make in _figures(data).items()}
+    plt.close("all")
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_smallest_figure_text_is_at_least_11_css_px_on_a_laptop(rendered, name):
+    tag, min_pt = rendered[name]
+    px = smallest_text_px(tag, min_pt, LAPTOP_COLUMN)
+    assert px >= MIN_LAPTOP_PX, f"{name}: el texto más pequeño mide {px:.1f} px CSS"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_smallest_figure_text_stays_legible_on_a_phone(rendered, name):
+    tag, min_pt = rendered[name]
+    px = smallest_text_px(tag, min_pt, PHONE_COLUMN)
+    assert px >= MIN_PHONE_PX, f"{name}: en un teléfono, {px:.1f} px CSS"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_is_no_wider_than_the_laptop_column(rendered, name):
+    tag, _ = rendered[name]
+    assert float(_attr(tag, "width")) <= LAPTOP_COLUMN
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_img_reserves_its_box_and_loads_lazily(rendered, name):
+    tag, min_pt = rendered[name]
+    width, height = float(_attr(tag, "width")), float(_attr(tag, "height"))
+    png_w, png_h = _png_size(tag)
+    assert abs(width / height - png_w / png_h) < 0.01  # sin deformar
+    assert _attr(tag, "loading") == "lazy"
+    assert float(_attr(tag, "data-texto-min-pt")) == pytest.approx(min_pt)
+
+
+def test_a_row_of_panels_is_stacked_into_one_column():
+    fig, axes = plots.new_figure(1, 2, figsize=(11, 4))
+    assert len(axes) == 2
+    boxes = [ax.get_position() for ax in axes]
+    assert boxes[0].y0 > boxes[1].y1  # uno debajo del otro
+    assert fig.get_size_inches()[0] <= plots.FIGURE_WIDTH
+    plt.close(fig)
+
+
+# --- En el sitio construido ---------------------------------------------------------
+
+
+def _site_figures():
+    from tests.helpers import BUILD_HTML, html_pages
+
+    if not BUILD_HTML.exists():
+        return []
+    out = []
+    for rel in html_pages(BUILD_HTML):
+        text = (BUILD_HTML / rel).read_text(encoding="utf-8")
+        out += [(rel, i, tag) for i, tag in enumerate(_IMG.findall(text))]
+    return out
+
+
+@pytest.mark.build
+def test_every_figure_of_the_built_site_is_readable_on_a_laptop(built_site):
+    figures = _site_figures()
+    assert len(figures) >= 10, "el sitio tiene menos figuras de las que se esperan"
+    small = []
+    for rel, i, tag in figures:
+        min_pt = float(_attr(tag, "data-texto-min-pt"))
+        px = smallest_text_px(tag, min_pt, LAPTOP_COLUMN)
+        phone = smallest_text_px(tag, min_pt, PHONE_COLUMN)
+        if px < MIN_LAPTOP_PX or phone < MIN_PHONE_PX:
+            small.append(f"{rel}, figura {i + 1}: {px:.1f} px (teléfono {phone:.1f})")
+    assert not small, "\n".join(small)
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_figures_are_shown_at_their_width_in_chromium_at_1366(
+    page_factory, site_url, built_site
+):
+    """En Chromium a 1366 × 900, cada figura se muestra a su ancho (o al de la columna),
+    sin deformarse, y su texto más pequeño mide ≥ 11 px CSS con el ancho medido."""
+    pages = sorted({rel for rel, _, _ in _site_figures()})
+    problems = []
+    for rel in pages:
+        rec = page_factory()
+        page = rec.page
+        page.set_viewport_size({"width": 1366, "height": 900})
+        rec.goto(f"{site_url}/{rel}")
+        tags = _IMG.findall((built_site / rel).read_text(encoding="utf-8"))
+        boxes = page.eval_on_selector_all(
+            "img.curso-figura",
+            "els => els.map(e => [e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])",
+        )
+        for tag, (w, h) in zip(tags, boxes):
+            width, height = float(_attr(tag, "width")), float(_attr(tag, "height"))
+            min_pt = float(_attr(tag, "data-texto-min-pt"))
+            px = smallest_text_px(tag, min_pt, w)
+            if px < MIN_LAPTOP_PX:
+                problems.append(f"{rel}: {px:.1f} px CSS con {w:.0f} px de ancho")
+            if abs(w / h - width / height) > 0.02:
+                problems.append(f"{rel}: figura deformada ({w:.0f} × {h:.0f})")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_legend_covers_the_curves(data, name):
+    from resnorm.book import legend_covers_data
+
+    fig = _figures(data)[name]()
+    figure_html(fig, alt="Figura de prueba")
+    fig.canvas.draw()
+    covered = [ax.get_title() for ax in fig.axes if legend_covers_data(ax)]
+    assert not covered, f"{name}: la leyenda tapa las curvas en {covered}"
+    plt.close(fig)
