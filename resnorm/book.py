@@ -5,10 +5,11 @@ con estas funciones; ``tests/test_numbers.py`` compara cada valor pegado con
 ``tests/expected_values.toml``.
 
 - ``glue_number("media", 1.0025)`` → en la prosa: ``{glue:text}`media:.4f```.
-- ``glue_vector("normalizado", v, decimals=3)`` → en la prosa: ``{glue:text}`normalizado```
+- ``glue_vector("normalizado", v, decimals=3)`` → en la prosa:
+  ``{glue:text}`normalizado```
   muestra ``[−1.024, −0.266, −0.367, 1.657]``.
-- ``show("media", mu, label="μ")`` imprime ``μ = 1.0025`` para el alumno *y* pega el mismo
-  valor: cada número se calcula una sola vez, donde el alumno lo ve.
+- ``show("media", mu, label="μ")`` imprime ``μ = 1.0025`` para el alumno *y* pega el
+  mismo valor: cada número se calcula una sola vez, donde el alumno lo ve.
 """
 
 from __future__ import annotations
@@ -24,16 +25,15 @@ _NUMBER_RE = re.compile(
     r"[-\u2212]?(?:\d+\.?\d*|\.\d+)"
     r"(?:[eE][-+]?\d+|\s?\u00d7\s?10[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)?"
 )
-_SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a",
-                              "0123456789-+")
-_TO_SUPERSCRIPT = {v: k for k, v in zip("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b",
-                                        "0123456789-")}
+_SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+_SUPERSCRIPTS = str.maketrans(_SUPERSCRIPT_DIGITS + "\u207b\u207a", "0123456789-+")
+_TO_SUPERSCRIPT = dict(zip("0123456789-", _SUPERSCRIPT_DIGITS + "\u207b"))
 
 
 def _glue(name: str, value, display: bool = False) -> None:
     try:  # importado aquí: resnorm no depende de myst-nb al importarse
         from myst_nb import glue
-    except ImportError:  # Colab, un JupyterHub...: pegar solo sirve al construir el libro
+    except ImportError:  # Colab, un JupyterHub...: pegar solo sirve al construir
         return
     glue(name, value, display=display)
 
@@ -49,7 +49,7 @@ def format_number(value: float, decimals: int = 4) -> str:
 def format_sci(value: float, digits: int = 2) -> str:
     """Formatea para lectores: ``2.7 × 10⁻¹⁶`` (``digits`` cifras significativas).
 
-    La prosa no usa la notación de programador (``2.7e-16``); el código sí la puede usar.
+    La prosa no usa la notación de programador (``2.7e-16``); el código sí puede.
     """
     value = float(value)
     if value == 0.0 or not np.isfinite(value):
@@ -90,7 +90,9 @@ def glue_number(name: str, value) -> None:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         value = np.asarray(value)
         if value.size != 1:
-            raise TypeError(f"glue_number espera un solo número; recibió forma {value.shape}")
+            raise TypeError(
+                f"glue_number espera un solo número; recibió forma {value.shape}"
+            )
     _glue(name, float(value))
 
 
@@ -145,7 +147,9 @@ def _quantize_png(png: bytes, colors: int = 128) -> bytes:
     from PIL import Image
 
     with Image.open(BytesIO(png)) as img:
-        small = img.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+        small = img.convert("RGB").quantize(
+            colors=colors, method=Image.Quantize.MEDIANCUT
+        )
         out = BytesIO()
         small.save(out, format="PNG", optimize=True)
     return out.getvalue() if out.tell() < len(png) else png

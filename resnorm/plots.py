@@ -187,7 +187,7 @@ PANEL_HEIGHT = 4.2
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.4, 4.0)):
-    """``plt.subplots`` con fondo blanco, al ancho de la columna; devuelve ``(fig, ax)``.
+    """``plt.subplots`` con fondo blanco, al ancho de la columna: ``(fig, ax)``.
 
     La figura nunca es más ancha que ``FIGURE_WIDTH``: una fila de paneles más ancha
     (p. ej. ``new_figure(1, 2, figsize=(11, 4))``) se apila en una columna, un panel

@@ -284,7 +284,7 @@ def test_plots_uses_the_book_formatters_and_one_palette():
     assert plots.format_number is book.format_number
     assert plots.format_sci is book.format_sci
     assert format_magnitude(2.2e-8) == book.format_sci(2.2e-8, 2)
-    assert cost.plot_bandwidth is plots.plot_bandwidth  # el capítulo 11 la importa de cost
+    assert cost.plot_bandwidth is plots.plot_bandwidth  # se puede importar de los dos
     bandwidth = inspect.getsource(plots.plot_bandwidth).lower()
     assert not any(c.lower() in bandwidth for c in PALETTE.values())  # usa PALETTE
 

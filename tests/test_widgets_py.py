@@ -287,7 +287,7 @@ def test_depth_data_validation_knows_the_axis_of_each_kind():
         validate_depth_data(GRADIENT, "loss")
 
 
-# --- Una tabla de estilos para figuras y widgets ---------------------------------------
+# --- Una tabla de estilos para figuras y widgets ------------------------------------
 
 
 def test_depth_explorer_styles_are_the_figures_styles():
@@ -302,9 +302,11 @@ def test_depth_explorer_styles_are_the_figures_styles():
     for key in keys:
         style = w.styles[key]
         expected = SERIES_STYLE[key]
-        color = "currentColor" if expected["color"] == PALETTE["black"] else expected["color"]
+        black = expected["color"] == PALETTE["black"]
+        color = "currentColor" if black else expected["color"]
         assert style["color"] == color
-        assert style["label"] == expected["label"] == w.labels[key] == SERIES_LABELS[key]
+        assert style["label"] == expected["label"] == w.labels[key]
+        assert w.labels[key] == SERIES_LABELS[key]
         assert style == svg_series_style(key)
 
 
@@ -325,7 +327,8 @@ def test_each_widget_module_sits_beside_its_javascript():
     import resnorm.widgets as pkg
 
     here = Path(pkg.__file__).parent
-    for name in ["mean_std", "layer_norm", "residual", "block_stepper", "depth_explorer"]:
+    names = ["mean_std", "layer_norm", "residual", "block_stepper", "depth_explorer"]
+    for name in names:
         assert (here / f"{name}.py").exists() and (here / f"{name}.js").exists()
     assert (here / "bundler.py").exists()
     for name in pkg.__all__:

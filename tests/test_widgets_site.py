@@ -167,7 +167,7 @@ def test_depth_explorer_slider_changes_the_summary(page_factory, site_url, rende
     _clean(rec, root)
 
 
-# --- Lo que una persona ve: erratas, tamaños, carga sin saltos --------------------------
+# --- Lo que una persona ve: erratas, tamaños, carga sin saltos -----------------------
 
 
 def test_calculator_with_huge_and_small_values_writes_true_equalities(
@@ -199,7 +199,9 @@ def test_layer_norm_times_three_preset_does_not_claim_a_std_below_one(
     text = root.locator(".rn-summary").inner_text()
     assert "std 1.0000 (un poco menos" not in text
     assert "no se nota en cuatro decimales" in text
-    root.get_by_label("Probar un caso").select_option(label="Cuatro valores iguales (σ = 0)")
+    root.get_by_label("Probar un caso").select_option(
+        label="Cuatro valores iguales (σ = 0)"
+    )
     root.get_by_label("Épsilon").select_option(index=0)  # ε = 0: 0/0
     assert "habría que dividir" in root.inner_text()
     _clean(rec, root)
@@ -326,7 +328,9 @@ new PerformanceObserver((list) => {
     }
   }
 }).observe({type: "layout-shift", buffered: true});
-document.addEventListener("DOMContentLoaded", () => { window.__rn.dcl = performance.now(); });
+document.addEventListener("DOMContentLoaded", () => {
+  window.__rn.dcl = performance.now();
+});
 new MutationObserver(() => {
   const w = document.querySelector("section.rn-widget");
   if (!window.__rn.widget && w && w.getBoundingClientRect().height > 0) {
@@ -385,8 +389,8 @@ def test_widgets_appearing_do_not_push_the_text(browser, site_url, width, height
 
 @pytest.mark.xfail(
     strict=False,
-    reason="MathJax compone con fuentes de respaldo y, al llegar las suyas (MJXTEX-S1...), "
-    "algunas líneas cambian de altura: 0.050 en los capítulos 2 y 5 a 390-820 px. "
+    reason="MathJax compone con fuentes de respaldo y, al llegar las suyas "
+    "(MJXTEX-S1...), algunas líneas cambian de altura: 0.050 en los capítulos 2 y 5 a 390-820 px. "
     "Arreglo fuera de los widgets: precargar esas fuentes en <head> (_config.yml).",
 )
 @pytest.mark.parametrize("width,height", SIZES)

@@ -2,7 +2,8 @@
 
 La directiva ``estadisticas-ejecucion`` inserta una tabla con cada notebook del libro,
 cómo se ejecutó (caché o de nuevo), cuánto tardó, cuándo y si terminó bien; los datos
-son los que myst-nb registra al ejecutar (la misma idea que su ``nb-exec-table``, con cabeceras
+son los que myst-nb registra al ejecutar (la misma idea que su ``nb-exec-table``, con
+cabeceras
 en español y el total).
 """
 
