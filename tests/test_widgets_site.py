@@ -390,7 +390,8 @@ def test_widgets_appearing_do_not_push_the_text(browser, site_url, width, height
 @pytest.mark.xfail(
     strict=False,
     reason="MathJax compone con fuentes de respaldo y, al llegar las suyas "
-    "(MJXTEX-S1...), algunas líneas cambian de altura: 0.050 en los capítulos 2 y 5 a 390-820 px. "
+    "(MJXTEX-S1...), algunas líneas cambian de altura: 0.050 en los capítulos 2 y 5 "
+    "a 390-820 px. "
     "Arreglo fuera de los widgets: precargar esas fuentes en <head> (_config.yml).",
 )
 @pytest.mark.parametrize("width,height", SIZES)
