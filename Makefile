@@ -60,22 +60,32 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
+# Thebe («Código en vivo»): sphinx-thebe 0.3.1 lo pediría a unpkg.com; el sitio sirve
+# esta copia. No va en package.json: su paquete declara como dependencias (unas 870)
+# lo que su lib/ ya trae empaquetado. npm descarga el paquete publicado y se comprueba
+# su huella (la «integrity» del registro) antes de copiar lib/.
+THEBE_VERSION := 0.9.3
+THEBE_INTEGRITY := sha512-Rb/7kVhtlffXra3kIe7OuIGE7awsm2/fGWxw21DiNfnWLnUQiDl9AWqYdshPwZPG/5DzLpsJRPix2xtCPtJmQQ==
+THEBE_TGZ := node_modules/.thebe/thebe-$(THEBE_VERSION).tgz
+
+$(THEBE_TGZ): node_modules/.installed
+	mkdir -p $(@D)
+	npm pack thebe@$(THEBE_VERSION) --pack-destination $(@D) --loglevel=error >/dev/null
+	test "sha512-$$(openssl dgst -sha512 -binary $@ | base64 -w0)" = "$(THEBE_INTEGRITY)" \
+	  || { echo "thebe-$(THEBE_VERSION).tgz: la huella no coincide" >&2; rm -f $@; exit 1; }
+
 # JavaScript vendorizado: el sitio no pide nada a ningún CDN.
-_assets/vendor/.copied: node_modules/.installed
+_assets/vendor/.copied: node_modules/.installed $(THEBE_TGZ)
 	rm -rf _assets/vendor
-	mkdir -p _assets/vendor/anywidget _assets/vendor/mathjax/output/chtml/fonts \
-	  _assets/vendor/mathjax/input/tex
-	cp node_modules/requirejs/require.js _assets/vendor/require.min.js
-	cp node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js _assets/vendor/
-	mkdir -p _assets/vendor/html-manager
-	cp node_modules/@jupyter-widgets/html-manager/dist/*.{woff2,woff,ttf,eot,svg} \
-	  _assets/vendor/html-manager/
-	cp node_modules/anywidget/dist/index.js _assets/vendor/anywidget/index.js
+	mkdir -p _assets/vendor/mathjax/output/chtml/fonts _assets/vendor/mathjax/input/tex \
+	  _assets/vendor/thebe
 	cp node_modules/mathjax/es5/tex-chtml.js _assets/vendor/mathjax/
 	cp -r node_modules/mathjax/es5/output/chtml/fonts/woff-v2 \
 	  _assets/vendor/mathjax/output/chtml/fonts/
 	cp -r node_modules/mathjax/es5/input/tex/extensions _assets/vendor/mathjax/input/tex/
 	cp -r node_modules/mathjax/es5/a11y node_modules/mathjax/es5/ui _assets/vendor/mathjax/
+	tar -xzf $(THEBE_TGZ) -C _assets/vendor/thebe --strip-components=2 \
+	  --wildcards 'package/lib/*.js' 'package/lib/thebe.css'
 	touch $@
 
 deps: $(VENV)/.deps

@@ -32,6 +32,7 @@ LAUNCH = CONFIG["launch_buttons"]
 NOTEBOOKS = notebook_paths()
 BINDER = ROOT / "binder"
 PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+LAUNCH_URLS = ("binderhub_url", "colab_url", "jupyterhub_url")
 
 
 def repo_parts() -> tuple[str, str]:
@@ -82,17 +83,62 @@ def test_repository_is_declared_once_as_a_github_url_and_branch():
     text = (ROOT / "_config.yml").read_text(encoding="utf-8")
     assert text.count(REPOSITORY["url"]) == 1, "la URL del repositorio aparece repetida"
     assert LAUNCH["thebe"] is True
-    for key in ("binderhub_url", "colab_url", "jupyterhub_url"):
+    for key in LAUNCH_URLS:
+        if not LAUNCH.get(key):
+            continue  # destino sin configurar: su botón no se muestra
         url = urlsplit(LAUNCH[key])
         assert url.scheme == "https" and url.netloc, (key, url)
         assert url.path in ("", "/"), (key, url)
+        assert not url.netloc.endswith((".example.edu", ".example.com", ".example.org",
+                                        "example.com", ".invalid", ".test")), url
     assert LAUNCH["notebook_interface"] == "jupyterlab"
 
 
-def test_thebe_and_the_binder_button_use_the_same_binderhub():
-    # sphinx-thebe no escribe binderUrl en su configuración: Thebe usa el valor por
-    # defecto de Thebe, mybinder.org. El botón de Binder debe ir al mismo sitio.
-    assert LAUNCH["binderhub_url"].rstrip("/") == "https://mybinder.org"
+def test_no_launch_target_is_a_placeholder():
+    text = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert "example.edu" not in text and "example.com" not in text
+
+
+def test_an_unconfigured_launch_target_is_dropped():
+    from curso_sitio import configure_launch_targets
+
+    options = {
+        "repository_url": REPOSITORY["url"],
+        "use_repository_button": True,
+        "launch_buttons": {"binderhub_url": "https://mybinder.org", "colab_url": "",
+                           "jupyterhub_url": "", "thebe": True},
+    }
+    kept = configure_launch_targets(options)["launch_buttons"]
+    assert kept == {"binderhub_url": "https://mybinder.org", "thebe": True}
+    # Sin BinderHub no hay código en vivo (Thebe arranca allí sus núcleos).
+    no_binder = dict(options, launch_buttons={"binderhub_url": "", "thebe": True})
+    assert configure_launch_targets(no_binder)["launch_buttons"] == {}
+    # Sin repositorio no hay nada que abrir: ni lanzamientos ni botón de GitHub.
+    bare = configure_launch_targets(dict(options, repository_url=""))
+    assert bare["launch_buttons"] == {} and bare["use_repository_button"] is False
+
+
+def test_thebe_and_the_binder_button_use_the_same_binderhub(built_site):
+    # La construcción escribe binderUrl en la configuración de Thebe: el mismo
+    # BinderHub que el botón de Binder.
+    html = page_of(NOTEBOOKS[0]).read_text(encoding="utf-8")
+    config = BeautifulSoup(html, "html.parser").select_one(
+        'script[type="text/x-thebe-config"]').string
+    binder = LAUNCH["binderhub_url"].rstrip("/")
+    assert re.search(rf'binderUrl:\s*"{re.escape(binder)}"', config), config
+    assert "mathjaxUrl: false" in config  # sin MathJax 2 de cdnjs
+
+
+@pytest.mark.build
+def test_live_code_loads_thebe_from_the_site_never_from_a_cdn(built_site):
+    for notebook in NOTEBOOKS:
+        html = page_of(notebook).read_text(encoding="utf-8")
+        match = re.search(r'const THEBE_JS_URL = "([^"]+)"', html)
+        assert match, notebook
+        assert not urlsplit(match.group(1)).netloc, match.group(1)
+        target = (page_of(notebook).parent / match.group(1)).resolve()
+        assert target.is_file(), target
+        assert "unpkg.com" not in html and "cdnjs" not in html
 
 
 # --- Los botones de cada página de notebook ----------------------------------------
@@ -135,6 +181,9 @@ def test_colab_button_opens_this_notebook_from_github_on_the_branch(notebook_pag
 def test_jupyterhub_button_pulls_the_repository_with_nbgitpuller(notebook_page):
     path, html = notebook_page
     _, repo = repo_parts()
+    if not LAUNCH.get("jupyterhub_url"):
+        assert "JupyterHub" not in launch_links(html), "botón de un hub sin configurar"
+        return
     url = urlsplit(launch_links(html)["JupyterHub"])
     hub = urlsplit(LAUNCH["jupyterhub_url"])
     assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
@@ -399,7 +448,9 @@ def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
     labels = [b.get_text(" ", strip=True) for b in chapter.select(
         ".dropdown-launch-buttons .dropdown-item, "
         ".dropdown-download-buttons .dropdown-item")]
-    assert len(labels) == 6, labels  # Binder, JupyterHub, Colab, Thebe, .ipynb, .pdf
+    # Binder, JupyterHub, Colab, Thebe (los configurados), .ipynb y .pdf.
+    expected = sum(bool(LAUNCH.get(k)) for k in LAUNCH_URLS) + 1 + 2
+    assert len(labels) == expected, labels
     for name in [*labels, "Thebe"]:
         assert name in text, name
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -408,4 +459,6 @@ def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
     for command in ("make book", "make test"):
         assert command in text, command
     assert REPOSITORY["url"] in html
-    assert LAUNCH["jupyterhub_url"].rstrip("/").split("//")[1] in text
+    if LAUNCH.get("jupyterhub_url"):
+        assert LAUNCH["jupyterhub_url"].rstrip("/").split("//")[1] in text
+    assert "jupyterhub_url" in text  # cómo se configura, aunque no haya hub

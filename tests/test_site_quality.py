@@ -567,7 +567,7 @@ def test_widget_and_math_scripts_load_only_where_needed(rel, visit):
 def _font_cmaps() -> dict[tuple[str, int], set[int]]:
     from fontTools.ttLib import TTFont
 
-    from resnorm.sphinx_ext import ICON_FONTS, ICONS_DIR
+    from curso_sitio import ICON_FONTS, ICONS_DIR
 
     folder = BUILD_HTML / "_static" / ICONS_DIR
     return {

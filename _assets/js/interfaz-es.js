@@ -1,7 +1,8 @@
-// Textos de la interfaz que otros scripts del sitio crean en inglés al cargar la página
-// (p. ej. sphinx-togglebutton, en el botón de las soluciones desplegables). Los textos
-// que vienen en el HTML se traducen al construir (resnorm/sphinx_ext.py).
+// Ajustes de la interfaz en el navegador (los textos del HTML se traducen al construir,
+// en book/_ext/curso_sitio.py).
 (function () {
+  // Textos que otros scripts del sitio crean en inglés al cargar la página
+  // (p. ej. sphinx-togglebutton, en el botón de las soluciones desplegables).
   var TEXTS = {
     "Toggle hidden content": "Mostrar u ocultar el contenido",
   };
@@ -19,5 +20,71 @@
   // «load» llega después de los DOMContentLoaded en los que esos scripts crean botones.
   window.addEventListener("load", function () {
     translate(document);
+  });
+
+  // En un teléfono o una tableta, el índice de la página (☷) se abre en un cuadro
+  // (<dialog>) encima del texto. Al elegir una sección, el cuadro se cierra: si no,
+  // la sección elegida queda debajo de él.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("dialog[open] a[href]");
+    if (!link) return;
+    var dialog = link.closest("dialog");
+    if (dialog && typeof dialog.close === "function") dialog.close();
+  });
+
+  // Fórmulas, tablas y código más anchos que la columna se desplazan dentro de su
+  // caja. Para que se note, la caja lleva la clase «curso-desplazable» y se difumina
+  // por el lado en el que queda contenido (curso.css); la clase se revisa al
+  // desplazar, al cambiar el tamaño y cuando MathJax o un widget dibujan algo nuevo.
+  var SCROLLERS = [
+    "mjx-container[display='true']",
+    ".pst-scrollable-table-container",
+    ".rn-table-box",
+    "div.highlight > pre",
+    ".cell_output pre",
+  ].join(", ");
+
+  function mark(box) {
+    var wide = box.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle("curso-desplazable", wide);
+    if (!wide) {
+      box.classList.remove("curso-desplazable--antes", "curso-desplazable--despues");
+      return;
+    }
+    if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
+    var left = box.scrollLeft;
+    box.classList.toggle("curso-desplazable--antes", left > 1);
+    box.classList.toggle(
+      "curso-desplazable--despues",
+      left + box.clientWidth < box.scrollWidth - 1
+    );
+  }
+
+  var pending = false;
+  function markAll() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () {
+      pending = false;
+      document.querySelectorAll(SCROLLERS).forEach(mark);
+    });
+  }
+
+  document.addEventListener(
+    "scroll",
+    function (event) {
+      var box = event.target;
+      if (box && box.classList && box.classList.contains("curso-desplazable")) mark(box);
+    },
+    true
+  );
+  window.addEventListener("resize", markAll);
+  window.addEventListener("load", markAll);
+  document.addEventListener("DOMContentLoaded", function () {
+    markAll();
+    new MutationObserver(markAll).observe(document.body, {
+      childList: true,
+      subtree: true,
+    });
   });
 })();

@@ -1,8 +1,10 @@
 """Extensión de Sphinx del curso: ajustes del sitio que pertenecen a la construcción.
 
-Se carga desde ``_config.yml`` (``sphinx.extra_extensions``). Hace cinco cosas:
+Vive con el libro, no en ``resnorm`` (la biblioteca del curso no depende de Sphinx):
+``_config.yml`` la carga con ``sphinx.local_extensions`` desde ``book/_ext/``. Hace
+cinco cosas:
 
-1. **Interfaz en español.** Los catálogos de ``resnorm/locale/es/LC_MESSAGES/*.po``
+1. **Interfaz en español.** Los catálogos de ``book/_ext/locale/es/LC_MESSAGES/*.po``
    (uno por dominio de gettext: ``sphinx``, ``booktheme``, ``exercise``) se compilan en
    memoria al construir y pasan *delante* de los del tema, que quedan de respaldo. Los
    pocos textos que las plantillas del tema escriben en inglés sin pasar por gettext se
@@ -16,6 +18,13 @@ Se carga desde ``_config.yml`` (``sphinx.extra_extensions``). Hace cinco cosas:
 4. **MathJax solo en páginas con fórmulas**, y el índice de búsqueda solo en la página
    de búsqueda.
 5. Quita scripts repetidos (``sphinx-thebe``) y copia los estáticos propios que cambien.
+6. **Destinos de lanzamiento** (``configure_launch_targets``): un destino vacío en
+   ``_config.yml`` no se muestra; el código en vivo (Thebe) sale de la copia del sitio
+   (``_static/vendor/thebe/``, nunca de un CDN) y usa el mismo BinderHub que el botón
+   de Binder (``_assets/js/codigo-en-vivo.js`` da los mensajes, en español).
+7. **Descripción de cada página** (``<meta name="description">``, del primer párrafo de
+   prosa), el índice alfabético sin letras griegas entre las latinas y los títulos de
+   las soluciones sin enlace (al pulsarlos se abre la solución).
 """
 
 from __future__ import annotations
@@ -37,10 +46,27 @@ logger = logging.getLogger(__name__)
 _HERE = Path(__file__).resolve().parent
 LOCALE_DIR = _HERE / "locale"
 
-# Cambia este número cuando cambie algo de esta extensión que afecte al HTML o al índice
-# de búsqueda ya generados: Sphinx vuelve a escribir todas las páginas (sin volver a
-# ejecutar los notebooks).
-SITE_VERSION = "2"
+
+
+def _source_hash() -> str:
+    """Huella del código de las extensiones del libro y de sus catálogos.
+
+    Es un valor de configuración (``resnorm_site_version``): cuando cambia algo de
+    ``book/_ext/`` que afecta al HTML o al índice de búsqueda, Sphinx vuelve a escribir
+    todas las páginas (sin volver a ejecutar los notebooks). Nadie tiene que acordarse
+    de subir un número a mano.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = sorted(_HERE.glob("*.py")) + sorted(LOCALE_DIR.rglob("*.po"))
+    for path in files:
+        digest.update(path.relative_to(_HERE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+SITE_VERSION = _source_hash()
 
 
 # --------------------------------------------------------------------------------------
@@ -162,10 +188,44 @@ _SEARCH_SCRIPTS = re.compile(
 )
 
 
-def retouch_html(html: str, pagename: str) -> str:
+# sphinx-exercise titula cada solución «Solución del <a>Ejercicio 4.1</a>»: el enlace
+# ocupa casi todo el título desplegable y, al pulsarlo, lleva al enunciado en vez de
+# abrir la solución. El título queda como texto (el enunciado está justo encima).
+_SOLUTION_TITLE = re.compile(
+    r'(<div class="solution dropdown admonition"[^>]*>\s*<p class="admonition-title">)'
+    r"(.*?)(</p>)",
+    re.S,
+)
+_LINK_TAG = re.compile(r"</?a\b[^>]*>")
+_THEBE_URL_JS = re.compile(r'const THEBE_JS_URL = "[^"]*"')
+_THEBE_BINDER_OPTIONS = re.compile(r"binderOptions: \{")
+
+
+def retouch_html(
+    html: str, pagename: str, thebe_url: str = "", binder_url: str = ""
+) -> str:
     """Ajustes finales del HTML de una página (ver el docstring del módulo)."""
+    if thebe_url:
+        binder = json.dumps(binder_url.rstrip("/"))
+        html = _THEBE_URL_JS.sub(
+            lambda _: f"const THEBE_JS_URL = {json.dumps(thebe_url)}; "
+            f"window.CURSO_BINDER_URL = {binder}",
+            html,
+        )
+        # Sin esto Thebe 0.9 pide MathJax 2 a cdnjs para sus salidas: el sitio ya
+        # trae MathJax 3.
+        html = html.replace(
+            "requestKernel: true,", "requestKernel: true,\n        mathjaxUrl: false,", 1
+        )
+        if binder_url:
+            html = _THEBE_BINDER_OPTIONS.sub(
+                lambda m: f"{m.group(0)}\n        binderUrl: {binder},", html, count=1
+            )
     for english, spanish in FIXED_TEXTS.items():
         html = html.replace(english, spanish)
+    html = _SOLUTION_TITLE.sub(
+        lambda m: m.group(1) + _LINK_TAG.sub("", m.group(2)) + m.group(3), html
+    )
     html = _ALT_LOGO.sub('alt=""', html)
     html = _SEARCH_FIELD_ARIA.sub(r"\1", html)
     html = _ICON_TITLE.sub(r"\1", html)
@@ -185,10 +245,17 @@ def retouch_html(html: str, pagename: str) -> str:
 class CourseTemplates(BuiltinTemplateLoader):
     """Las plantillas de siempre, con ``retouch_html`` aplicado a cada página."""
 
+    def init(self, builder, theme=None, dirs=None) -> None:
+        super().init(builder, theme, dirs)
+        launch = builder.config.html_theme_options.get("launch_buttons") or {}
+        self._binder_url = str(launch.get("binderhub_url") or "")
+
     def render(self, template: str, context: dict) -> str:
         html = super().render(template, context)
         if template.endswith(".html") and "pagename" in context:
-            html = retouch_html(html, context["pagename"])
+            pathto = context.get("pathto")
+            thebe = pathto(THEBE_JS, 1) if callable(pathto) else ""
+            html = retouch_html(html, context["pagename"], thebe, self._binder_url)
         return html
 
 
@@ -206,11 +273,14 @@ def strip_accents(text: str) -> str:
 _UNSTEMMED = "\ue000"  # marca interna: «indexa esta palabra tal cual, sin raíz»
 
 _JS_STEMMER = """
-/* resnorm.sphinx_ext: la raíz se compara sin tildes, igual que en el índice. */
+/* curso_sitio: la raíz se compara sin tildes, igual que en el índice. */
 var SpanishStemmerNoAccents = function () {
   var base = new SpanishStemmer();
   this.stemWord = function (word) {
-    return base.stemWord(word).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
+    // Sin tilde, «-cion» no es el sufijo «-ción» de Snowball: «normalizacion» daría
+    // otra raíz que «normalización» (y otros resultados).
+    var accented = word.replace(/([cs])ion$/, "$1ión");
+    return base.stemWord(accented).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
       .normalize("NFC");
   };
 };
@@ -348,7 +418,7 @@ def _subset_font(source: Path, target: Path, codepoints: set[int]) -> list[int]:
 
 
 _ICONS_CSS_TEMPLATE = """\
-/* Generado por resnorm.sphinx_ext: las fuentes de iconos del tema, recortadas a
+/* Generado por curso_sitio (book/_ext): las fuentes de iconos del tema, recortadas a
    los iconos que usa el sitio ({count} glifos). Sustituyen a fontawesome.js.
    códigos: {codes} */
 {faces}
@@ -466,6 +536,18 @@ def _dedupe_scripts(
     context["script_files"] = unique
 
 
+def _search_summaries(app, pagename, templatename, context, doctree) -> None:
+    """En la página de búsqueda, resúmenes legibles (``_assets/js/busqueda.js``)."""
+    if pagename != "search" or "script_files" not in context:
+        return
+    from sphinx.builders.html._assets import _JavaScript
+
+    context["script_files"] = [
+        *context["script_files"],
+        _JavaScript("_static/js/busqueda.js", priority=950),
+    ]
+
+
 def _sync_static_files(app, exception) -> None:
     """Copia los estáticos propios (``html_static_path``) que hayan cambiado.
 
@@ -493,11 +575,196 @@ def _sync_static_files(app, exception) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# 7. Descripción de cada página e índice alfabético
+# --------------------------------------------------------------------------------------
+
+DESCRIPTION_LENGTH = 160
+# Páginas que Sphinx genera sin documento fuente.
+GENERATED_DESCRIPTIONS = {
+    "genindex": "Índice alfabético de los términos del curso «Residual y LayerNorm»: "
+    "conexión residual, normalización de capa, γ y β, Post-LN y Pre-LN.",
+    "search": "Busca en el curso «Residual y LayerNorm» (Paso 7 del curso de "
+    "Transformers), con o sin tildes.",
+}
+_TEX_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
+    "varepsilon": "ε", "mu": "μ", "sigma": "σ", "lambda": "λ", "theta": "θ",
+    "odot": "⊙", "cdot": "·", "times": "×", "approx": "≈", "sqrt": "√", "sum": "Σ",
+    "le": "≤", "ge": "≥", "to": "→", "ell": "ℓ",
+}
+
+
+def read_tex(tex: str) -> str:
+    """Una fórmula corta en TeX, escrita para leerla en texto plano (``\\mu`` → μ)."""
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), ""), tex)
+    text = text.replace("^2", "²").replace("^{2}", "²")
+    text = re.sub(r"[{}_^$\\]", "", text)
+    return " ".join(text.split())
+
+
+def _plain_text(node) -> str:
+    parts = []
+    for child in node.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(child, nodes.math):
+            parts.append(read_tex(child.astext()))
+        elif not any(isinstance(a, nodes.math) for a in _ancestors(child)):
+            parts.append(child.astext())
+    return " ".join("".join(parts).split())
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
+def page_description(doctree) -> str:
+    """El primer párrafo de prosa de la página (fuera de recuadros y celdas), recortado.
+
+    Es la ``<meta name="description">`` que muestran los buscadores.
+    """
+    if doctree is None:
+        return ""
+    skip = (nodes.Admonition, nodes.container, nodes.table, nodes.list_item,
+            nodes.footnote, nodes.citation, nodes.definition_list)
+    for para in doctree.findall(nodes.paragraph):
+        if any(isinstance(a, skip) for a in _ancestors(para)):
+            continue
+        text = _plain_text(para)
+        if len(text) < 60:
+            continue
+        if len(text) > DESCRIPTION_LENGTH:
+            cut = text[: DESCRIPTION_LENGTH - 1].rsplit(" ", 1)[0].rstrip(",;:")
+            text = cut + "…"
+        return text
+    return ""
+
+
+def _add_description(app, pagename, templatename, context, doctree) -> None:
+    from html import escape
+
+    text = page_description(doctree) or GENERATED_DESCRIPTIONS.get(pagename, "")
+    if not text:
+        title = re.sub(r"<[^>]+>", "", context.get("title") or "")
+        text = f"{title} — {app.config.html_title}" if title else ""
+    if text:
+        tag = f'<meta name="description" content="{escape(text, quote=True)}" />\n'
+        context["metatags"] = context.get("metatags", "") + tag
+
+
+_REDIRECT = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8" />
+<title>{title}</title>
+<meta name="description" content="{description}" />
+<meta http-equiv="Refresh" content="0; url={target}" />
+<link rel="canonical" href="{target}" />
+</head>
+<body><p><a href="{target}">{title}</a></p></body>
+</html>
+"""
+
+
+def _write_root_redirect(app, exception) -> None:
+    """``index.html``: la redirección a la portada, con idioma, título y descripción.
+
+    sphinx-external-toc escribe solo ``<meta http-equiv="Refresh">``.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    from html import escape
+
+    target = app.builder.get_target_uri(app.config.root_doc)
+    try:
+        description = page_description(app.env.get_doctree(app.config.root_doc))
+    except Exception:  # noqa: BLE001 - sin portada legible, el título basta
+        description = ""
+    description = description or str(app.config.html_title)
+    text = _REDIRECT.format(
+        lang=app.config.language or "es",
+        title=escape(str(app.config.html_title)),
+        description=escape(description, quote=True),
+        target=escape(target, quote=True),
+    )
+    index = Path(app.outdir) / "index.html"
+    if app.config.root_doc != "index" and (
+        not index.exists() or index.read_text(encoding="utf-8") != text
+    ):
+        index.write_text(text, encoding="utf-8")
+
+
+SYMBOLS_GROUP = "Símbolos"
+
+
+def _is_latin(letter: str) -> bool:
+    return bool(letter) and unicodedata.name(letter[0], "").startswith("LATIN")
+
+
+def group_index_letters(entries: list) -> list:
+    """El índice alfabético con las letras griegas (γ, β, ε…) en «Símbolos».
+
+    Sphinx abre una sección por cada inicial, así que la barra de letras mezclaba
+    «Β Γ Ε» (griegas, que parecen latinas) con «B … E». En el curso son símbolos de
+    fórmulas: van juntos, delante, como los demás símbolos.
+    """
+    latin, symbols = [], []
+    for key, group in entries:
+        (latin if _is_latin(key) else symbols).append((key, group))
+    if not symbols:
+        return entries
+    merged = sorted(
+        (item for _, group in symbols for item in group),
+        key=lambda item: strip_accents(item[0]).lower(),
+    )
+    return [(SYMBOLS_GROUP, merged), *latin]
+
+
+def _group_genindex(app, pagename, templatename, context, doctree) -> None:
+    if pagename == "genindex" and context.get("genindexentries"):
+        context["genindexentries"] = group_index_letters(context["genindexentries"])
+
+
+# --------------------------------------------------------------------------------------
+# 6. Destinos de lanzamiento y código en vivo
+# --------------------------------------------------------------------------------------
+
+THEBE_JS = "_static/vendor/thebe/index.js"  # la copia de Thebe 0.9.3 (Makefile)
+_LAUNCH_URLS = ("binderhub_url", "colab_url", "jupyterhub_url", "deepnote_url")
+
+
+def configure_launch_targets(options: dict) -> dict:
+    """Las opciones del tema sin los destinos que no están configurados.
+
+    Cada destino es un ajuste de ``_config.yml``: ``repository.url`` (el botón de
+    GitHub y lo que abren todos los demás), ``launch_buttons.binderhub_url`` (Binder y
+    el código en vivo), ``colab_url`` y ``jupyterhub_url``. Un ajuste vacío quita su
+    botón; sin repositorio no queda ninguno, porque todos abren el repositorio.
+    """
+    options = dict(options)
+    launch = {
+        key: value
+        for key, value in dict(options.get("launch_buttons") or {}).items()
+        if key not in _LAUNCH_URLS or str(value or "").strip()
+    }
+    if not launch.get("binderhub_url"):
+        launch.pop("thebe", None)  # Thebe arranca sus núcleos en ese BinderHub
+    if not str(options.get("repository_url") or "").strip():
+        launch = {}
+        for button in ("use_repository_button", "use_issues_button",
+                       "use_edit_page_button", "use_source_button"):
+            options[button] = False
+    options["launch_buttons"] = launch
+    return options
+
+
+# --------------------------------------------------------------------------------------
 
 
 def _config_inited(app, config) -> None:
     _install_catalogs(app, config)
     _register_js_translations(app)
+    config.html_theme_options = configure_launch_targets(config.html_theme_options)
     config.template_bridge = f"{__name__}.CourseTemplates"
 
 
@@ -509,15 +776,23 @@ def setup(app) -> dict[str, Any]:
     app.connect("config-inited", _config_inited)
     app.add_css_file(ICONS_CSS)
     app.add_js_file("js/interfaz-es.js", priority=900)
+    app.add_js_file("js/codigo-en-vivo.js", priority=900)
     app.connect("html-page-context", _mathjax_only_with_math, priority=890)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("html-page-context", _search_summaries, priority=910)
+    app.connect("html-page-context", _add_description, priority=920)
+    app.connect("html-page-context", _group_genindex, priority=920)
     app.connect("build-finished", _sync_static_files)
     app.connect("build-finished", _write_icon_fonts)
+    app.connect("build-finished", _write_root_redirect, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 __all__ = [
     "SpanishSearch",
+    "configure_launch_targets",
+    "group_index_letters",
+    "page_description",
     "CourseTemplates",
     "FIXED_TEXTS",
     "has_math",

@@ -1,0 +1,562 @@
+"""Lo que ve una persona en el sitio construido: teléfono, tableta y portátil, claro y
+oscuro.
+
+En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
+
+* el índice del curso (☰) y el de la página (☷) se abren, se cierran y llevan a otro
+  capítulo o a otra sección;
+* ninguna página se desborda a lo ancho, y cada fórmula o tabla ancha cabe en la
+  columna o se desplaza dentro de su propia caja;
+* ningún elemento muestra un texto de interfaz en inglés (lista cerrada, abajo);
+* cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
+  una persona la mire.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.helpers import BUILD_HTML, ROOT, PageRecorder, html_pages
+
+pytestmark = [pytest.mark.browser, pytest.mark.build]
+
+LOAD_TIMEOUT = 90_000  # ms: la máquina de pruebas puede estar ocupada
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+VIEWPORTS = {
+    "telefono": (390, 844),
+    "tableta": (820, 1180),
+    "portatil": (1366, 900),
+}
+SCHEMES = {"claro": "light", "oscuro": "dark"}
+VIEWS = [(v, s) for v in VIEWPORTS for s in SCHEMES]
+VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
+PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
+CHAPTER = "notebooks/04_layernorm.html"
+NEXT_CHAPTER = "notebooks/05_gamma_beta.html"
+NO_MOTION = "*, *::before, *::after { transition: none !important; " \
+    "animation: none !important; scroll-behavior: auto !important; }"
+
+# Textos de interfaz que los temas y las extensiones escriben en inglés (palabra
+# completa, con mayúsculas). Lista cerrada: la prosa del curso cita a propósito
+# algunos términos en inglés («skip connection»), que no son interfaz.
+ENGLISH_UI = re.compile(
+    r"\b(?:"
+    r"Search|Searching|Search the docs|Contents|On this page|Toggle|Launch|Download|"
+    r"Copy|Copied|Previous|Next|Show|Hide|Skip to main content|Back to top|Theme|"
+    r"Light|Dark|System|Fullscreen|Print to PDF|Repository|Source|Edit|Open issue|"
+    r"Exercise|Solution|Click|Site navigation|Navigation|Main|Breadcrumb|Home|"
+    r"Index|Close|Expand|Collapse|Loading|Results|Live Code|Run code|restart|"
+    r"Color mode|By|Copyright|Version|Announcement|hidden content|Thebe is|"
+    r"Launching|Binder logo|Colab logo|JupyterHub logo|Ctrl\+K|Symbols|"
+    r"Please activate JavaScript|Hide Search Matches"
+    r")\b"
+)
+SCAN_ATTRIBUTES = ("aria-label", "title", "alt", "placeholder", "data-bs-title")
+
+SCAN_JS = r"""
+(attributes) => {
+  const SKIP = "script, style, noscript, pre, code, kbd, samp, .highlight, .math, " +
+    "mjx-container, .citation, [lang]:not([lang^='es']), em, cite";
+  const where = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+    (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "");
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const el = node.parentElement;
+    const text = node.textContent.trim();
+    if (!text || !el || el.closest(SKIP)) continue;
+    out.push([where(el), text]);
+  }
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest("script, style, .citation")) continue;
+    for (const name of attributes) {
+      if (name === "title" && el.matches("a.reference")) continue;
+      const value = el.getAttribute(name);
+      if (value && value.trim()) out.push([where(el) + "@" + name, value.trim()]);
+    }
+  }
+  return out;
+}
+"""
+
+# Para cada fórmula en bloque, tabla y bloque de código: ¿cabe en la columna del texto
+# o se desplaza dentro de una caja propia que sí cabe y lo señala (una flecha →)?
+# Una caja con overflow hidden que la corta no vale.
+WIDE_JS = r"""
+() => {
+  const column = document.querySelector("article.bd-article") ||
+    document.querySelector(".bd-article") || document.body;
+  const box = column.getBoundingClientRect();
+  const inside = (r) => r.left >= box.left - 1 && r.right <= box.right + 1;
+  const where = (el) => el.tagName.toLowerCase() +
+    (el.id ? "#" + el.id : "") +
+    (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
+    " «" + (el.textContent || "").trim().slice(0, 40) + "»";
+  const items = column.querySelectorAll(
+    "mjx-container[display='true'], div.math, table, .rn-widget table, pre");
+  const bad = [];
+  for (const el of items) {
+    if (!el.checkVisibility()) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    let scroller = null, clipped = false;
+    for (let a = el; a && a !== column.parentElement; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if ((ox === "auto" || ox === "scroll") && a.scrollWidth > a.clientWidth + 1) {
+        scroller = a;
+        break;
+      }
+      if ((ox === "hidden" || ox === "clip") && a.scrollWidth > a.clientWidth + 1) {
+        clipped = true;
+        break;
+      }
+    }
+    if (clipped) { bad.push("cortado: " + where(el)); continue; }
+    if (scroller) {
+      if (!inside(scroller.getBoundingClientRect())) {
+        bad.push("su caja se sale de la columna: " + where(el));
+      }
+      // Que se note: al cargar (sin desplazar) hay contenido a la derecha, y la caja
+      // lo señala con una flecha fija en su borde derecho.
+      const arrow = getComputedStyle(scroller, "::after").content;
+      if (!scroller.classList.contains("curso-desplazable--despues") ||
+          !/→/.test(arrow || "")) {
+        bad.push("se desplaza sin que se note: " + where(el));
+      }
+      continue;
+    }
+    // El contenido propio (p. ej. el SVG/CHTML de MathJax) también debe caber.
+    if (!inside(r) || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) {
+      bad.push("no cabe y no se desplaza: " + where(el));
+    }
+  }
+  const doc = document.documentElement;
+  return {
+    pageOverflow: Math.max(doc.scrollWidth, document.body.scrollWidth) - innerWidth,
+    bad,
+  };
+}
+"""
+
+
+@dataclass
+class PageView:
+    rel: str
+    view: str
+    overflow: int = 0
+    wide: list[str] = field(default_factory=list)
+    english: list[str] = field(default_factory=list)
+    screenshot: Path | None = None
+    console_errors: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+
+
+def _wait_until_drawn(page) -> None:
+    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    page.wait_for_function(
+        "() => !document.querySelector('.math') || "
+        "document.querySelectorAll('mjx-container').length > 0",
+        timeout=LOAD_TIMEOUT,
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('.widget-subarea').length >= "
+        "document.querySelectorAll(\"script[type='application/vnd.jupyter."
+        "widget-view+json']\").length",
+        timeout=LOAD_TIMEOUT,
+    )
+    page.add_style_tag(content=NO_MOTION)
+    page.evaluate("document.fonts.ready")
+
+
+def _new_context(browser, view: str):
+    viewport, scheme = view.split("-")
+    width, height = VIEWPORTS[viewport]
+    return browser.new_context(
+        viewport={"width": width, "height": height},
+        color_scheme=SCHEMES[scheme],
+        reduced_motion="reduce",
+    )
+
+
+def _look(browser, site_url: str, view: str, rel: str) -> PageView:
+    result = PageView(rel, view)
+    context = _new_context(browser, view)
+    try:
+        rec = PageRecorder(context)
+        page = rec.page
+        page.goto(f"{site_url}/{rel}", wait_until="load", timeout=LOAD_TIMEOUT)
+        _wait_until_drawn(page)
+        wide = page.evaluate(WIDE_JS)
+        result.overflow = wide["pageOverflow"]
+        result.wide = wide["bad"]
+        result.english = [
+            f"{where}: {text[:80]}"
+            for where, text in page.evaluate(SCAN_JS, list(SCAN_ATTRIBUTES))
+            if ENGLISH_UI.search(text)
+        ]
+        target = SCREENSHOTS / view / (rel.replace("/", "__").removesuffix(".html")
+                                       + ".png")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(target), full_page=True)
+        result.screenshot = target
+        result.console_errors = list(rec.console_errors)
+        result.external = list(rec.external)
+    finally:
+        context.close()
+    return result
+
+
+@pytest.fixture(scope="module")
+def look(browser, site_url):
+    cache: dict[tuple[str, str], PageView] = {}
+
+    def get(view: str, rel: str) -> PageView:
+        if (view, rel) not in cache:
+            cache[view, rel] = _look(browser, site_url, view, rel)
+        return cache[view, rel]
+
+    return get
+
+
+def _params():
+    return [
+        pytest.param(f"{v}-{s}", rel, id=f"{v}-{s}-{rel}")
+        for v, s in VIEWS
+        for rel in PAGES
+    ]
+
+
+# --- Cada página, en cada ancho y modo ---------------------------------------------
+
+
+@pytest.mark.parametrize("view, rel", _params())
+def test_page_does_not_overflow_and_wide_content_scrolls_in_its_box(view, rel, look):
+    seen = look(view, rel)
+    assert seen.overflow <= 0, f"{rel} ({view}): la página se desborda {seen.overflow} px"
+    assert not seen.wide, f"{rel} ({view}):\n" + "\n".join(seen.wide)
+
+
+@pytest.mark.parametrize("view, rel", _params())
+def test_no_element_shows_an_english_interface_text(view, rel, look):
+    seen = look(view, rel)
+    assert not seen.english, f"{rel} ({view}):\n" + "\n".join(seen.english)
+
+
+@pytest.mark.parametrize("view, rel", _params())
+def test_every_page_is_photographed_offline_without_errors(view, rel, look):
+    seen = look(view, rel)
+    assert seen.screenshot is not None and seen.screenshot.stat().st_size > 5_000
+    assert not seen.external, f"{rel} ({view}): pidió {seen.external}"
+    assert not seen.console_errors, f"{rel} ({view}): {seen.console_errors}"
+
+
+# --- Navegar con el índice del curso y el de la página -----------------------------
+
+
+def _open_chapter(browser, site_url: str, view: str):
+    context = _new_context(browser, view)
+    rec = PageRecorder(context)
+    page = rec.page
+    page.goto(f"{site_url}/{CHAPTER}", wait_until="load", timeout=LOAD_TIMEOUT)
+    _wait_until_drawn(page)
+    return context, rec, page
+
+
+def _visible(locator) -> bool:
+    return locator.count() > 0 and locator.first.is_visible()
+
+
+def _in_view(page, selector: str) -> bool:
+    """¿Hay un elemento visible de ``selector`` dentro de la ventana?"""
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].some((el) => {
+             if (!el.checkVisibility({visibilityProperty: true, opacityProperty: true}))
+               return false;
+             const r = el.getBoundingClientRect();
+             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
+               && r.bottom > 0 && r.top < innerHeight;
+           })""",
+        selector,
+    )
+
+
+NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
+PRIMARY_LINKS = f"#pst-primary-sidebar-modal {NEXT_LINK}, #pst-primary-sidebar {NEXT_LINK}"
+
+
+@pytest.mark.parametrize("view", VIEW_IDS)
+def test_course_index_opens_closes_and_reaches_another_chapter(view, browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        toggle = page.locator("button.primary-toggle:visible")
+        assert toggle.count() == 1, f"{view}: botones ☰ visibles: {toggle.count()}"
+        assert "índice del curso" in (toggle.get_attribute("aria-label") or "")
+        wide = page.viewport_size["width"] >= 992
+        if wide:
+            # En un portátil el índice está a la vista; ☰ lo pliega y lo despliega.
+            assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
+            toggle.click()
+            page.wait_for_timeout(400)
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no pliega el índice"
+            toggle.click()
+            page.wait_for_timeout(400)
+        else:
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: índice abierto al cargar"
+            toggle.click()
+            page.wait_for_timeout(400)
+            assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no abre el índice"
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(400)
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: Esc no cierra el índice"
+            toggle.click()
+            page.wait_for_timeout(400)
+        assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no vuelve a abrir el índice"
+        link = page.locator(PRIMARY_LINKS).filter(visible=True).first
+        with page.expect_navigation(timeout=LOAD_TIMEOUT):
+            link.click()
+        assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+SECONDARY = "#pst-secondary-sidebar-modal nav.page-toc a, #pst-secondary-sidebar nav a"
+
+
+@pytest.mark.parametrize("view", VIEW_IDS)
+def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        width = page.viewport_size["width"]
+        toggle = page.locator("button.secondary-toggle:visible")
+        if width >= 1200:
+            # En un portátil el índice de la página ya está a la derecha.
+            assert toggle.count() == 0
+            assert _in_view(page, SECONDARY), f"{view}: no se ve el índice de la página"
+        else:
+            assert toggle.count() == 1, f"{view}: botones ☷ visibles: {toggle.count()}"
+            assert "índice de la página" in (toggle.get_attribute("aria-label") or "")
+            assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
+            toggle.click()
+            page.wait_for_timeout(400)
+            assert _in_view(page, SECONDARY), f"{view}: ☷ no abre el índice de la página"
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(400)
+            assert not _in_view(page, SECONDARY), f"{view}: Esc no cierra el índice"
+            toggle.click()
+            page.wait_for_timeout(400)
+        links = page.locator(SECONDARY).filter(visible=True)
+        assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
+        link = links.nth(2)
+        target = (link.get_attribute("href") or "").split("#")[-1]
+        assert target, link.get_attribute("href")
+        link.click()
+        page.wait_for_timeout(600)
+        top = page.evaluate(
+            "(id) => document.getElementById(id).getBoundingClientRect().top", target
+        )
+        assert 0 <= top < page.viewport_size["height"] / 2, f"{view}: #{target} en {top}"
+        assert not _in_view(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a")
+        # Y desde la sección, el índice del curso lleva a otro capítulo.
+        if width < 992:
+            page.locator("button.primary-toggle:visible").click()
+            page.wait_for_timeout(400)
+        with page.expect_navigation(timeout=LOAD_TIMEOUT):
+            page.locator(PRIMARY_LINKS).filter(visible=True).first.click()
+        assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+# --- Código en vivo sin red ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
+def test_live_code_without_binder_says_why_in_spanish(view, browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
+        page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
+        notice = page.locator("#curso-codigo-en-vivo")
+        notice.wait_for(state="visible", timeout=15_000)
+        page.wait_for_function(
+            "() => /No se puede conectar/.test("
+            "document.getElementById('curso-codigo-en-vivo').innerText)",
+            timeout=20_000,
+        )
+        text = notice.inner_text()
+        assert "mybinder.org" in text and "conexión" in text, text
+        assert "descarga el notebook" in text, text
+        assert notice.is_visible() and notice.bounding_box()["width"] > 200
+        body = page.locator("body").inner_text()
+        assert "CDN" not in body and "Loading" not in body and "Launching" not in body
+        # Nada fuera de 127.0.0.1 salvo la comprobación del BinderHub (abortada aquí).
+        assert all("mybinder.org" in u for u in rec.external), rec.external
+        assert not any("unpkg" in u or "cdn" in u for u in rec.external)
+        errors = [e for e in rec.console_errors if "Failed to load resource" not in e]
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+# --- Búsqueda: resúmenes que se leen ------------------------------------------------
+
+
+def _search(page, site_url: str, query: str) -> list[tuple[str, str]]:
+    page.goto(f"{site_url}/search.html?q={query}", wait_until="load")
+    page.wait_for_function(
+        "() => { const s = document.querySelector('#search-results p.search-summary');"
+        " return s && s.innerText.trim().length > 0 &&"
+        " !/Preparando|Buscando/.test(s.innerText); }",
+        timeout=LOAD_TIMEOUT,
+    )
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#search-results li')]"
+        ".every((li) => li.querySelector('p.context'))",
+        timeout=LOAD_TIMEOUT,
+    )
+    return [
+        (urlparse(li.locator("a").first.get_attribute("href") or "").path.lstrip("/"),
+         li.locator("p.context").inner_text())
+        for li in page.locator("#search-results li").all()
+    ]
+
+
+RAW_TEX = re.compile(r"\\[()\[\]]|\\[a-zA-Z]+|\$")
+BUTTON_LABELS = re.compile(r"^(?:…|\.\.\.)?\s*(?:Binder|Colab|JupyterHub|\.ipynb|\.md|"
+                           r"\.pdf|Código en vivo|Mostrar el código)\b")
+
+
+@pytest.mark.parametrize("query", ["normalizacion", "normalización", "varianza", "d-1"])
+def test_search_snippets_read_as_text(query, browser, site_url):
+    context = _new_context(browser, "portatil-claro")
+    try:
+        rec = PageRecorder(context)
+        hits = _search(rec.page, site_url, query)
+        assert hits, query
+        for rel, snippet in hits:
+            assert not RAW_TEX.search(snippet), f"«{query}», {rel}: TeX: {snippet}"
+            assert not BUTTON_LABELS.search(snippet), f"«{query}», {rel}: {snippet}"
+            assert len(snippet) > 20, f"«{query}», {rel}: {snippet!r}"
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+def test_search_without_accent_finds_what_the_accented_word_finds(browser, site_url):
+    context = _new_context(browser, "portatil-claro")
+    try:
+        page = PageRecorder(context).page
+        plain = [rel for rel, _ in _search(page, site_url, "normalizacion")]
+        accented = [rel for rel, _ in _search(page, site_url, "normalización")]
+        # Los mismos capítulos arriba (el glosario, además, empareja el término
+        # exacto «normalización de capa» solo con tilde).
+        chapters = [[r for r in hits if r.startswith("notebooks/")][:3]
+                    for hits in (plain, accented)]
+        assert chapters[0] == chapters[1], (plain[:5], accented[:5])
+        assert CHAPTER in plain[:3], plain[:5]
+        # El resumen muestra la palabra con su tilde, resaltada.
+        _search(page, site_url, "normalizacion")
+        marked = page.locator("#search-results p.context .highlighted").all_inner_texts()
+        assert any(m.lower().startswith("normaliz") for m in marked), marked
+    finally:
+        context.close()
+
+
+# --- Lo pequeño: descripción, estadísticas, índice alfabético, soluciones -----------
+
+
+def _soup(rel: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+SPANISH_HINT = re.compile(r"\b(?:el|la|los|las|de|del|en|con|y|que|un|una)\b")
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_page_has_a_spanish_meta_description(rel):
+    metas = _soup(rel).select('meta[name="description"]')
+    assert len(metas) == 1, f"{rel}: {len(metas)} descripciones"
+    text = metas[0]["content"]
+    assert 50 <= len(text) <= 170, f"{rel}: {len(text)} caracteres: {text}"
+    assert SPANISH_HINT.search(text), f"{rel}: {text}"
+    assert not re.search(r"[\\$]|\{|\}", text), f"{rel}: {text}"
+
+
+def test_execution_statistics_are_built_but_not_in_the_learner_navigation():
+    assert (BUILD_HTML / "book" / "estadisticas.html").is_file()
+    for rel in (CHAPTER, "book/intro.html", "book/glosario.html"):
+        nav = _soup(rel).select_one("#pst-primary-sidebar, .bd-sidebar-primary")
+        assert nav is not None, rel
+        links = [a.get("href", "") for a in nav.select("a")]
+        assert not any("estadisticas" in h for h in links), f"{rel}: {links}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "estadisticas.html" in readme
+
+
+def test_index_letter_bar_does_not_mix_greek_with_latin_letters():
+    import unicodedata
+
+    soup = _soup("genindex.html")
+    letters = [a.get_text(strip=True) for a in soup.select(".genindex-jumpbox a")]
+    assert letters, "sin barra de letras"
+    greek = [x for x in letters if any("GREEK" in unicodedata.name(c, "") for c in x)]
+    assert not greek, letters
+    assert all(len(x) == 1 or x == "Símbolos" for x in letters), letters
+    assert letters == sorted(letters, key=lambda x: (x != "Símbolos", x)), letters
+
+
+def test_solution_title_opens_the_solution(browser, site_url):
+    context, rec, page = _open_chapter(browser, site_url, "telefono-claro")
+    try:
+        title = page.locator(".solution.dropdown > .admonition-title").first
+        assert title.locator("a").count() == 0, "el título de la solución es un enlace"
+        body = page.locator(".solution.dropdown #solution-content").first
+        assert not body.is_visible()
+        before = page.url
+        title.scroll_into_view_if_needed()
+        title.click()
+        page.wait_for_timeout(500)
+        assert body.is_visible(), "la solución no se abre"
+        assert page.url == before
+        assert not rec.console_errors, rec.console_errors
+    finally:
+        context.close()
+
+
+SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)].filter((i) => i.checkVisibility())
+  .map((input) => {
+    const icon = input.closest('.bd-search').querySelector('.fa-magnifying-glass');
+    const r = input.getBoundingClientRect();
+    const textStart = r.left + parseFloat(getComputedStyle(input).paddingLeft);
+    return {textStart, iconRight: icon ? icon.getBoundingClientRect().right : -1};
+  })"""
+
+
+@pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
+def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
+                                                                   site_url):
+    context, rec, page = _open_chapter(browser, site_url, view)
+    try:
+        assert page.locator(".bd-header:visible input, .bd-header:visible button"
+                            ).count() == 0, "cabecera del tema con controles"
+        page.locator(".search-button:visible, .search-button-field:visible").first.click()
+        page.wait_for_timeout(300)
+        fields = page.evaluate(SEARCH_FIELD_JS, "#pst-search-dialog input")
+        assert len(fields) == 1, fields
+        page.goto(f"{site_url}/search.html?q=capa", wait_until="load")
+        fields += page.evaluate(SEARCH_FIELD_JS, "input[type=search], input[name=q]")
+        assert len(fields) == 2, f"{view}: campos de búsqueda visibles: {fields}"
+        for field in fields:
+            assert field["textStart"] >= field["iconRight"] + 2, field
+    finally:
+        context.close()
