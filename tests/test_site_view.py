@@ -172,6 +172,10 @@ def _wait_until_drawn(page) -> None:
     )
     page.add_style_tag(content=NO_MOTION)
     page.evaluate("document.fonts.ready")
+    # interfaz-es.js revisa las cajas desplazables en el siguiente fotograma.
+    page.evaluate(
+        "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+    )
 
 
 def _new_context(browser, view: str):
@@ -238,7 +242,7 @@ def _params():
 @pytest.mark.parametrize("view, rel", _params())
 def test_page_does_not_overflow_and_wide_content_scrolls_in_its_box(view, rel, look):
     seen = look(view, rel)
-    assert seen.overflow <= 0, f"{rel} ({view}): la página se desborda {seen.overflow} px"
+    assert seen.overflow <= 0, f"{rel} ({view}): se desborda {seen.overflow} px"
     assert not seen.wide, f"{rel} ({view}):\n" + "\n".join(seen.wide)
 
 
@@ -287,7 +291,9 @@ def _in_view(page, selector: str) -> bool:
 
 
 NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
-PRIMARY_LINKS = f"#pst-primary-sidebar-modal {NEXT_LINK}, #pst-primary-sidebar {NEXT_LINK}"
+PRIMARY_LINKS = (
+    f"#pst-primary-sidebar-modal {NEXT_LINK}, #pst-primary-sidebar {NEXT_LINK}"
+)
 
 
 @pytest.mark.parametrize("view", VIEW_IDS)
@@ -307,7 +313,7 @@ def test_course_index_opens_closes_and_reaches_another_chapter(view, browser, si
             toggle.click()
             page.wait_for_timeout(400)
         else:
-            assert not _in_view(page, PRIMARY_LINKS), f"{view}: índice abierto al cargar"
+            assert not _in_view(page, PRIMARY_LINKS), f"{view}: abierto al cargar"
             toggle.click()
             page.wait_for_timeout(400)
             assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no abre el índice"
@@ -345,7 +351,7 @@ def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
             assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
             toggle.click()
             page.wait_for_timeout(400)
-            assert _in_view(page, SECONDARY), f"{view}: ☷ no abre el índice de la página"
+            assert _in_view(page, SECONDARY), f"{view}: ☷ no abre el índice"
             page.keyboard.press("Escape")
             page.wait_for_timeout(400)
             assert not _in_view(page, SECONDARY), f"{view}: Esc no cierra el índice"
@@ -361,7 +367,7 @@ def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
         top = page.evaluate(
             "(id) => document.getElementById(id).getBoundingClientRect().top", target
         )
-        assert 0 <= top < page.viewport_size["height"] / 2, f"{view}: #{target} en {top}"
+        assert 0 <= top < page.viewport_size["height"] / 2, f"{view}: #{target}: {top}"
         assert not _in_view(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a")
         # Y desde la sección, el índice del curso lleva a otro capítulo.
         if width < 992:
@@ -464,7 +470,8 @@ def test_search_without_accent_finds_what_the_accented_word_finds(browser, site_
         assert CHAPTER in plain[:3], plain[:5]
         # El resumen muestra la palabra con su tilde, resaltada.
         _search(page, site_url, "normalizacion")
-        marked = page.locator("#search-results p.context .highlighted").all_inner_texts()
+        marked = page.locator("#search-results p.context .highlighted")
+        marked = marked.all_inner_texts()
         assert any(m.lower().startswith("normaliz") for m in marked), marked
     finally:
         context.close()
@@ -533,7 +540,8 @@ def test_solution_title_opens_the_solution(browser, site_url):
         context.close()
 
 
-SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)].filter((i) => i.checkVisibility())
+SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)]
+  .filter((i) => i.checkVisibility())
   .map((input) => {
     const icon = input.closest('.bd-search').querySelector('.fa-magnifying-glass');
     const r = input.getBoundingClientRect();
@@ -549,7 +557,8 @@ def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
     try:
         assert page.locator(".bd-header:visible input, .bd-header:visible button"
                             ).count() == 0, "cabecera del tema con controles"
-        page.locator(".search-button:visible, .search-button-field:visible").first.click()
+        button = ".search-button:visible, .search-button-field:visible"
+        page.locator(button).first.click()
         page.wait_for_timeout(300)
         fields = page.evaluate(SEARCH_FIELD_JS, "#pst-search-dialog input")
         assert len(fields) == 1, fields

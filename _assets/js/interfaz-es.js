@@ -80,6 +80,11 @@
   );
   window.addEventListener("resize", markAll);
   window.addEventListener("load", markAll);
+  // Una fuente que llega tarde cambia el ancho del texto sin tocar el DOM.
+  if (document.fonts) {
+    document.fonts.ready.then(markAll);
+    document.fonts.addEventListener("loadingdone", markAll);
+  }
   document.addEventListener("DOMContentLoaded", function () {
     markAll();
     new MutationObserver(markAll).observe(document.body, {

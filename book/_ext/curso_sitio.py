@@ -215,7 +215,9 @@ def retouch_html(
         # Sin esto Thebe 0.9 pide MathJax 2 a cdnjs para sus salidas: el sitio ya
         # trae MathJax 3.
         html = html.replace(
-            "requestKernel: true,", "requestKernel: true,\n        mathjaxUrl: false,", 1
+            "requestKernel: true,",
+            "requestKernel: true,\n        mathjaxUrl: false,",
+            1,
         )
         if binder_url:
             html = _THEBE_BINDER_OPTIONS.sub(
