@@ -24,7 +24,7 @@ def test_page_is_offline_clean_and_renders_math(rel, site_url, page_factory):
     if page.locator("mjx-container, .math").count():
         page.wait_for_function(
             "() => !document.querySelector('.math') || "
-            "document.querySelectorAll('mjx-container').length > 0",
+            "document.querySelectorAll('.katex').length > 0",
             timeout=15000,
         )
     assert not rec.external, f"{rel}: peticiones fuera de 127.0.0.1: {rec.external}"

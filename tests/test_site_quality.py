@@ -40,7 +40,8 @@ WIDGET_SCRIPTS = (
     "/vendor/require.min.js",
     "/vendor/anywidget/",
 )
-MATHJAX_SCRIPT = "/vendor/mathjax/tex-chtml.js"
+# Las fórmulas llegan dibujadas (KaTeX al construir): solo su hoja de estilo.
+MATH_CSS = "/vendor/katex/katex.min.css"
 # Lo que el sitio no debe descargar nunca: los iconos van en _static/iconos/.
 FORBIDDEN = (
     "/scripts/fontawesome.js",
@@ -308,7 +309,7 @@ def _wait_for_widgets(page) -> None:
 def _wait_for_math(page) -> None:
     page.wait_for_function(
         "() => !document.querySelector('.math') || "
-        "document.querySelectorAll('mjx-container').length > 0",
+        "document.querySelectorAll('.katex').length > 0",
         timeout=LOAD_TIMEOUT,
     )
 
@@ -392,13 +393,13 @@ def visit(browser, site_url, request):
 
 def weights_table(reports) -> str:
     rows = [
-        f"{'página':44} {'KB gzip':>8} {'límite':>7} {'widgets':>7} {'MathJax':>7}",
+        f"{'página':44} {'KB gzip':>8} {'límite':>7} {'widgets':>7} {'KaTeX':>7}",
     ]
     for r in sorted(reports, key=lambda r: r.rel):
         rows.append(
             f"{r.rel:44} {r.total / KB:8.0f} {r.budget / KB:7.0f} "
             f"{'sí' if r.has_widgets else 'no':>7} "
-            f"{'sí' if r.loaded(MATHJAX_SCRIPT) else 'no':>7}"
+            f"{'sí' if r.loaded(MATH_CSS) else 'no':>7}"
         )
     return "\n".join(rows)
 
@@ -557,8 +558,8 @@ def test_widget_and_math_scripts_load_only_where_needed(rel, visit):
     else:
         assert not widget_js, f"{rel}: sin widgets, pero carga {widget_js}"
     has_math = report.scan["mathNodes"] > 0
-    assert report.loaded(MATHJAX_SCRIPT) == has_math, (
-        f"{rel}: fórmulas={has_math}, MathJax cargado={report.loaded(MATHJAX_SCRIPT)}"
+    assert report.loaded(MATH_CSS) == has_math, (
+        f"{rel}: fórmulas={has_math}, CSS de KaTeX cargado={report.loaded(MATH_CSS)}"
     )
     forbidden = [u for _, u in report.weights if any(f in u for f in FORBIDDEN)]
     assert not forbidden, f"{rel}: descarga {forbidden}"

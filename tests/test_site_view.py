@@ -161,7 +161,7 @@ def _wait_until_drawn(page) -> None:
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
     page.wait_for_function(
         "() => !document.querySelector('.math') || "
-        "document.querySelectorAll('mjx-container').length > 0",
+        "document.querySelectorAll('.katex').length > 0",
         timeout=LOAD_TIMEOUT,
     )
     page.wait_for_function(
