@@ -99,7 +99,7 @@ WIDE_JS = r"""
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
     " «" + (el.textContent || "").trim().slice(0, 40) + "»";
   const items = column.querySelectorAll(
-    "mjx-container[display='true'], div.math, table, .rn-widget table, pre");
+    "mjx-container[display='true'], table, .rn-widget table, pre");
   const bad = [];
   for (const el of items) {
     if (!el.checkVisibility()) continue;
@@ -108,11 +108,17 @@ WIDE_JS = r"""
     let scroller = null, clipped = false;
     for (let a = el; a && a !== column.parentElement; a = a.parentElement) {
       const ox = getComputedStyle(a).overflowX;
-      if ((ox === "auto" || ox === "scroll") && a.scrollWidth > a.clientWidth + 1) {
+      // Lo que queda fuera: el contenido mismo (un Range), no el relleno derecho.
+      const range = document.createRange();
+      range.selectNodeContents(a);
+      const out = a.scrollWidth <= a.clientWidth + 1 ? 0 :
+        range.getBoundingClientRect().right + a.scrollLeft -
+        (a.getBoundingClientRect().left + a.clientLeft + a.clientWidth);
+      if ((ox === "auto" || ox === "scroll") && out > 1) {
         scroller = a;
         break;
       }
-      if ((ox === "hidden" || ox === "clip") && a.scrollWidth > a.clientWidth + 1) {
+      if ((ox === "hidden" || ox === "clip") && out > 1) {
         clipped = true;
         break;
       }
@@ -131,8 +137,7 @@ WIDE_JS = r"""
       }
       continue;
     }
-    // El contenido propio (p. ej. el SVG/CHTML de MathJax) también debe caber.
-    if (!inside(r) || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) {
+    if (!inside(r)) {
       bad.push("no cabe y no se desplaza: " + where(el));
     }
   }
@@ -569,3 +574,42 @@ def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
             assert field["textStart"] >= field["iconRight"] + 2, field
     finally:
         context.close()
+
+
+# --- Las extensiones del libro viven con el libro -----------------------------------
+
+
+def test_site_extensions_live_with_the_book_not_in_resnorm():
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert "resnorm.sphinx" not in config
+    for name in ("curso_sitio", "curso_estadisticas"):
+        assert (ROOT / "book" / "_ext" / f"{name}.py").is_file()
+        assert f"{name}: book/_ext" in config
+    assert not list((ROOT / "resnorm").rglob("*.po"))
+    for path in (ROOT / "resnorm").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"^\s*(from|import) (sphinx|docutils|babel|fontTools)\b",
+                             text, re.M), path
+
+
+def test_site_version_is_the_hash_of_the_extension_sources(tmp_path, monkeypatch):
+    import curso_sitio
+
+    assert curso_sitio.SITE_VERSION == curso_sitio._source_hash()
+    assert re.fullmatch(r"[0-9a-f]{16}", curso_sitio.SITE_VERSION)
+    # Otra copia con un byte distinto da otra huella: Sphinx reescribiría las páginas.
+    copy = tmp_path / "_ext"
+    copy.mkdir()
+    for path in (ROOT / "book" / "_ext").glob("*.py"):
+        (copy / path.name).write_bytes(path.read_bytes())
+    for path in (ROOT / "book" / "_ext" / "locale").rglob("*.po"):
+        target = copy / path.relative_to(ROOT / "book" / "_ext")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    monkeypatch.setattr(curso_sitio, "_HERE", copy)
+    monkeypatch.setattr(curso_sitio, "LOCALE_DIR", copy / "locale")
+    assert curso_sitio._source_hash() == curso_sitio.SITE_VERSION  # misma copia
+    (copy / "curso_sitio.py").write_bytes(
+        (copy / "curso_sitio.py").read_bytes() + b"\n# cambio\n"
+    )
+    assert curso_sitio._source_hash() != curso_sitio.SITE_VERSION

@@ -44,8 +44,21 @@
     ".cell_output pre",
   ].join(", ");
 
+  // ¿Queda contenido fuera de la vista? Se mide el contenido mismo (un Range), no
+  // scrollWidth: este cuenta o no el relleno derecho según haya o no un bloque dentro,
+  // y la flecha de curso.css es un bloque: la respuesta cambiaría al ponerla.
+  function overflows(box) {
+    if (box.scrollWidth <= box.clientWidth + 1) return false;
+    var range = document.createRange();
+    range.selectNodeContents(box);
+    var content = range.getBoundingClientRect();
+    var rect = box.getBoundingClientRect();
+    var right = content.right + box.scrollLeft;
+    return right > rect.left + box.clientLeft + box.clientWidth + 1;
+  }
+
   function mark(box) {
-    var wide = box.scrollWidth > box.clientWidth + 1;
+    var wide = overflows(box);
     box.classList.toggle("curso-desplazable", wide);
     if (!wide) {
       box.classList.remove("curso-desplazable--antes", "curso-desplazable--despues");
