@@ -17,6 +17,7 @@ Uso suelto::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -96,10 +97,36 @@ def run(url: str, timeout: float = 240.0) -> dict:
     return summarize(report)
 
 
+@contextlib.contextmanager
+def serve(directory: Path):
+    """``bench.server`` (gzip, 127.0.0.1), sin trazas por las conexiones cortadas.
+
+    Lighthouse corta a medias las descargas que ya no necesita: el servidor de la
+    biblioteca estándar escribiría un «Broken pipe» por cada una.
+    """
+    import functools
+    import http.server
+    import threading
+
+    from bench.server import GzipHandler
+
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)
+
+    handler = functools.partial(GzipHandler, directory=str(directory))
+    server = Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def bench_lighthouse(html_dir: Path, pages: list[str], log=print) -> list[dict]:
     """Lighthouse en cada página de ``pages``, una tras otra (máquina compartida)."""
-    from bench.server import serve
-
     rows = []
     with serve(Path(html_dir)) as base:
         for page in pages:

@@ -9,6 +9,12 @@ del sitio o en algún JavaScript de ``_static`` (así siguen las clases que el
 JavaScript del tema pone y quita: ``show``, ``collapsing``, el modo oscuro…). Las
 variables, ``@font-face``, ``@keyframes`` y los selectores sin clases quedan todos.
 
+Además, los scripts del tema y de las extensiones se cargan con ``defer``: ya no
+bloquean el primer dibujo y se ejecutan en el mismo orden, antes de
+``DOMContentLoaded``. Quedan síncronos los que usan los scripts en línea de la página
+(``documentation_options.js``, ``doctools.js``) y ``translations.js``, que debe ir
+antes de las traducciones propias del curso (que lo sobrescriben).
+
 El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
 en cuenta todas las páginas de la carpeta de salida: una construcción incremental que
 escribe una sola página no pierde reglas de las demás.
@@ -171,6 +177,32 @@ def _write_purged(app, exception) -> None:
         logger.info("%s: %d KB → %d KB", rel, len(css) // 1000, len(purged) // 1000)
 
 
+KEEP_SYNC = ("documentation_options.js", "doctools.js", "translations.js")
+
+
+def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
+    from sphinx.builders.html._assets import _JavaScript
+
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    out = []
+    for script in scripts:
+        name = str(getattr(script, "filename", "") or "")
+        attributes = dict(getattr(script, "attributes", {}) or {})
+        base = name.split("?")[0].rsplit("/", 1)[-1]
+        if (name and "://" not in name and base not in KEEP_SYNC
+                and not attributes.get("body")
+                and not {"async", "defer", "type"} & attributes.keys()):
+            attributes["defer"] = "defer"
+            attributes.pop("priority", None)
+            script = _JavaScript(name, priority=getattr(script, "priority", 500),
+                                 **attributes)
+        out.append(script)
+    context["script_files"] = out
+
+
 def setup(app) -> dict[str, Any]:
     app.connect("build-finished", _write_purged, priority=950)
+    app.connect("html-page-context", _defer_scripts, priority=990)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
