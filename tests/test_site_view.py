@@ -99,7 +99,8 @@ WIDE_JS = r"""
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
     " «" + (el.textContent || "").trim().slice(0, 40) + "»";
   const items = column.querySelectorAll(
-    "mjx-container[display='true'], .katex-display, table, .rn-widget table, pre");
+    "mjx-container[display='true'], .katex-display > .katex > .katex-html, table, " +
+    ".rn-widget table, pre");
   const bad = [];
   for (const el of items) {
     if (!el.checkVisibility()) continue;

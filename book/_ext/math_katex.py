@@ -101,21 +101,41 @@ def _has_math(doctree) -> bool:
     return next(iter(found), None) is not None
 
 
+FORMULAS_CSS = "css/formulas.css"
+
+
 def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
-    """Avisa de cada error de KaTeX; sin fórmulas, la página no pide su CSS."""
+    """Avisa de cada error de KaTeX; la hoja de KaTeX, solo en páginas con fórmulas.
+
+    La hoja ``katex-math.css`` de sphinxcontrib-katex se cambia por
+    ``_assets/css/formulas.css`` (la misma, y con las fórmulas anchas desplazables).
+    """
+    from sphinx.builders.html._assets import _CascadingStyleSheet
+
     body = context.get("body", "")
     if "katex-error" in body:
         for tex in re.findall(r'class="katex-error"[^>]*title="([^"]*)"', body):
             logger.warning("KaTeX no pudo dibujar una fórmula: %s", tex,
                            location=pagename)
-    if _has_math(doctree) or "class=\"katex" in body:
-        return
     css = context.get("css_files")
-    if css:
-        own = (str(app.config.katex_css_path), "katex-math.css")
-        context["css_files"] = [
-            c for c in css if not str(getattr(c, "filename", c)).endswith(own)
-        ]
+    if not css:
+        return
+    with_math = _has_math(doctree) or 'class="katex' in body
+    own = str(app.config.katex_css_path)
+    out = []
+    for sheet in css:
+        name = str(getattr(sheet, "filename", sheet))
+        if name.endswith("katex-math.css"):
+            continue
+        if name.endswith(own):
+            if not with_math:
+                continue
+            out.append(sheet)
+            out.append(_CascadingStyleSheet(f"_static/{FORMULAS_CSS}",
+                                            priority=sheet.priority))
+            continue
+        out.append(sheet)
+    context["css_files"] = out
 
 
 def setup(app) -> dict[str, Any]:
