@@ -99,7 +99,7 @@ WIDE_JS = r"""
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
     " «" + (el.textContent || "").trim().slice(0, 40) + "»";
   const items = column.querySelectorAll(
-    "mjx-container[display='true'], .katex-display > .katex > .katex-html, table, " +
+    "mjx-container[display='true'], .katex-display > .katex, table, " +
     ".rn-widget table, pre");
   const bad = [];
   for (const el of items) {
