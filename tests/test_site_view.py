@@ -571,6 +571,8 @@ def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
         page.goto(f"{site_url}/search.html?q=capa", wait_until="load")
         fields += page.evaluate(SEARCH_FIELD_JS, "input[type=search], input[name=q]")
         assert len(fields) == 2, f"{view}: campos de búsqueda visibles: {fields}"
+        # En la página de búsqueda, un solo buscador: ni el del índice ni la lupa.
+        assert page.locator(".search-button__button:visible").count() == 0
         for field in fields:
             assert field["textStart"] >= field["iconRight"] + 2, field
     finally:

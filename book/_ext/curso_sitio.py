@@ -182,6 +182,9 @@ _ICON_TITLE = re.compile(r'(<i class="theme-switch[^"]*"[^>]*?)\s+title="[^"]*"'
 _FONTAWESOME_JS = re.compile(
     r'\s*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>'
 )
+_SEARCH_BUTTONS = re.compile(
+    r'<button class="btn [^"]*\bsearch-button__button\b[^"]*"[^>]*>.*?</button>', re.S
+)
 _SEARCH_SCRIPTS = re.compile(
     r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
     r'searchindex\.js)"></script>'
@@ -236,6 +239,9 @@ def retouch_html(
     # válida para los lectores de pantalla (axe: aria-required-children, crítico).
     html = html.replace('role="doc-biblioentry"', 'role="listitem"')
     html = _FONTAWESOME_JS.sub("", html)
+    if pagename == "search":
+        # La página de búsqueda ya tiene su campo: sin los botones que abren otro.
+        html = _SEARCH_BUTTONS.sub("", html)
     if pagename != "search":
         # pydata-sphinx-theme los carga en todas las páginas para la búsqueda mientras
         # se escribe, que este sitio no usa (search_as_you_type = False): el formulario
