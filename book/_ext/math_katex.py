@@ -67,6 +67,35 @@ def render_accented(render, latex: str, options=None) -> str:
     return html
 
 
+def _start_server_process(cls, rundir, timeout):
+    """Arranca el proceso de node de KaTeX y se conecta a su socket.
+
+    Como la de sphinxcontrib-katex 0.9.11, pero reintenta la conexión: node crea el
+    archivo del socket un instante antes de escuchar, y en una máquina cargada la
+    primera conexión podía llegar en ese instante («Connection refused»).
+    """
+    import socket
+    import time
+    from subprocess import PIPE, Popen
+
+    socket_path = rundir / "katex.sock"
+    process = Popen(cls.build_command(socket=socket_path), stdin=PIPE, stdout=PIPE,
+                    cwd=rundir)
+    deadline = time.monotonic() + timeout
+    while True:
+        if socket_path.is_socket():
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(str(socket_path))
+                return process, sock
+            except ConnectionRefusedError:
+                sock.close()
+        if time.monotonic() > deadline:
+            process.kill()
+            raise cls.timeout_error(timeout)
+        time.sleep(0.005)
+
+
 def _config_inited(app, config) -> None:
     from sphinxcontrib import katex
 
@@ -80,6 +109,9 @@ def _config_inited(app, config) -> None:
     if not config.katex_css_path or "://" in str(config.katex_css_path):
         config.katex_css_path = KATEX_CSS
     config.html_math_renderer = "katex"
+    # Tiempos de sphinxcontrib-katex (5 s) cortos para una máquina compartida.
+    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = 60.0
+    katex.KaTeXServer.start_server_process = classmethod(_start_server_process)
     katex.KATEX_DEFAULT_OPTIONS.clear()
     katex.KATEX_DEFAULT_OPTIONS.update(KATEX_OPTIONS)
     if not getattr(katex.render_latex, "_curso", False):
