@@ -74,16 +74,19 @@ $(THEBE_TGZ): node_modules/.installed
 	test "sha512-$$(openssl dgst -sha512 -binary $@ | base64 -w0)" = "$(THEBE_INTEGRITY)" \
 	  || { echo "thebe-$(THEBE_VERSION).tgz: la huella no coincide" >&2; rm -f $@; exit 1; }
 
-# JavaScript vendorizado: el sitio no pide nada a ningún CDN.
+# JavaScript y CSS vendorizados: el sitio no pide nada a ningún CDN.
+# KaTeX: las fórmulas se dibujan al construir (book/_ext/math_katex.py, con el katex de
+# node_modules); el sitio solo lleva su hoja de estilo y las fuentes WOFF2, que todo
+# navegador actual lee (se quitan de la hoja las alternativas WOFF y TTF). Cada página
+# descarga solo las fuentes que usan sus fórmulas.
+KATEX_DIST := node_modules/katex/dist
+
 _assets/vendor/.copied: node_modules/.installed $(THEBE_TGZ)
 	rm -rf _assets/vendor
-	mkdir -p _assets/vendor/mathjax/output/chtml/fonts _assets/vendor/mathjax/input/tex \
-	  _assets/vendor/thebe
-	cp node_modules/mathjax/es5/tex-chtml.js _assets/vendor/mathjax/
-	cp -r node_modules/mathjax/es5/output/chtml/fonts/woff-v2 \
-	  _assets/vendor/mathjax/output/chtml/fonts/
-	cp -r node_modules/mathjax/es5/input/tex/extensions _assets/vendor/mathjax/input/tex/
-	cp -r node_modules/mathjax/es5/a11y node_modules/mathjax/es5/ui _assets/vendor/mathjax/
+	mkdir -p _assets/vendor/katex/fonts _assets/vendor/thebe
+	sed -E 's/,url\(fonts\/[^)]+\.(woff|ttf)\) format\("(woff|truetype)"\)//g' \
+	  $(KATEX_DIST)/katex.min.css > _assets/vendor/katex/katex.min.css
+	cp $(KATEX_DIST)/fonts/*.woff2 _assets/vendor/katex/fonts/
 	tar -xzf $(THEBE_TGZ) -C _assets/vendor/thebe --strip-components=2 \
 	  --wildcards 'package/lib/*.js' 'package/lib/thebe.css'
 	touch $@

@@ -25,13 +25,14 @@ from datetime import datetime
 from pathlib import Path
 
 from bench import build as build_mod
+from bench import lighthouse as lighthouse_mod
 from bench import pages as pages_mod
 from bench import report
 from bench import widgets as widgets_mod
 from bench.server import serve
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("build", "pages", "widgets", "cost")
+SECTIONS = ("build", "pages", "widgets", "cost", "lighthouse")
 
 
 def log(message: str) -> None:
@@ -42,7 +43,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sections", default=",".join(SECTIONS),
-                   help="secciones separadas por comas (build,pages,widgets,cost)")
+                   help="secciones separadas por comas "
+                   "(build,pages,widgets,cost,lighthouse)")
     p.add_argument("--cold-runs", type=int, default=3)
     p.add_argument("--warm-runs", type=int, default=3)
     p.add_argument("--events", type=int, default=120,
@@ -168,6 +170,10 @@ def main(argv=None) -> int:
             else:
                 results["site"] = str(html_dir)
                 run_browser(args, results, html_dir, browser_sections, section)
+        if "lighthouse" in args.sections and (html_dir / "index.html").exists():
+            results["lighthouse"] = section("lighthouse", lambda: (
+                lighthouse_mod.bench_lighthouse(
+                    html_dir, pages_mod.site_pages(html_dir), log)))
         from tests.helpers import notebook_paths
 
         if html_dir.exists():
@@ -178,7 +184,8 @@ def main(argv=None) -> int:
             build_mod.cleanup(built)
     results["machine"]["loadavg_end"] = os.getloadavg()
     results["total_seconds"] = time.perf_counter() - started
-    for key in ("pages", "widgets", "cost"):  # una sección con error no es una lista
+    # una sección con error no es una lista
+    for key in ("pages", "widgets", "cost", "lighthouse"):
         if isinstance(results.get(key), dict):
             results[f"{key}_error"] = results.pop(key)["error"]
     Path(args.output).write_text(json.dumps(results, indent=1, ensure_ascii=False),
@@ -187,7 +194,8 @@ def main(argv=None) -> int:
     print(f"Máquina: {load['cpus']} CPU ({load['cpu_model']}); carga media (1 min) "
           f"{load['loadavg_start'][0]:.1f} al empezar, {load['loadavg_end'][0]:.1f} al "
           f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
-    print(report.table(report.rows_for(results)))
+    rows = report.rows_for(results) + lighthouse_mod.rows_for(results)
+    print(report.table(rows))
     errors = [k for k in results if k.endswith("_error")]
     if errors:
         print("Secciones con error: " + ", ".join(errors) + " (ver el JSON)")

@@ -36,8 +36,9 @@ WEIGHTS_REPORT = ROOT / "_build" / "pesos-por-pagina.txt"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Los widgets se dibujan con el cargador propio del curso, nada más.
 WIDGET_SCRIPTS = ("/js/widgets-estaticos.js",)
-MATHJAX_SCRIPT = "/vendor/mathjax/tex-chtml.js"
-# LaTeX sin renderizar en el texto visible: MathJax no llegó a dibujar una fórmula.
+# Las fórmulas llegan dibujadas (KaTeX al construir): solo su hoja de estilo.
+MATH_CSS = "/vendor/katex/katex.min.css"
+# LaTeX sin renderizar en el texto visible: una fórmula que KaTeX no llegó a dibujar.
 RAW_LATEX = ("$$", "\\frac", "\\sqrt")
 # Lo que el sitio no debe descargar nunca: los iconos van en _static/iconos/.
 # Tampoco el gestor de widgets que el cargador sustituyó (require.js, embed-amd.js,
@@ -314,7 +315,7 @@ def _wait_for_widgets(page) -> None:
 def _wait_for_math(page) -> None:
     page.wait_for_function(
         "() => !document.querySelector('.math') || "
-        "document.querySelectorAll('mjx-container').length > 0",
+        "document.querySelectorAll('.katex').length > 0",
         timeout=LOAD_TIMEOUT,
     )
 
@@ -401,13 +402,13 @@ def visit(browser, site_url, request):
 
 def weights_table(reports) -> str:
     rows = [
-        f"{'página':44} {'KB gzip':>8} {'límite':>7} {'widgets':>7} {'MathJax':>7}",
+        f"{'página':44} {'KB gzip':>8} {'límite':>7} {'widgets':>7} {'KaTeX':>7}",
     ]
     for r in sorted(reports, key=lambda r: r.rel):
         rows.append(
             f"{r.rel:44} {r.total / KB:8.0f} {r.budget / KB:7.0f} "
             f"{'sí' if r.has_widgets else 'no':>7} "
-            f"{'sí' if r.loaded(MATHJAX_SCRIPT) else 'no':>7}"
+            f"{'sí' if r.loaded(MATH_CSS) else 'no':>7}"
         )
     return "\n".join(rows)
 
@@ -566,8 +567,8 @@ def test_widget_and_math_scripts_load_only_where_needed(rel, visit):
     else:
         assert not widget_js, f"{rel}: sin widgets, pero carga {widget_js}"
     has_math = report.scan["mathNodes"] > 0
-    assert report.loaded(MATHJAX_SCRIPT) == has_math, (
-        f"{rel}: fórmulas={has_math}, MathJax cargado={report.loaded(MATHJAX_SCRIPT)}"
+    assert report.loaded(MATH_CSS) == has_math, (
+        f"{rel}: fórmulas={has_math}, CSS de KaTeX cargado={report.loaded(MATH_CSS)}"
     )
     forbidden = [u for _, u in report.weights if any(f in u for f in FORBIDDEN)]
     assert not forbidden, f"{rel}: descarga {forbidden}"

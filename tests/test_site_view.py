@@ -99,7 +99,8 @@ WIDE_JS = r"""
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
     " «" + (el.textContent || "").trim().slice(0, 40) + "»";
   const items = column.querySelectorAll(
-    "mjx-container[display='true'], table, .rn-widget table, pre");
+    "mjx-container[display='true'], .katex-display > .katex, table, " +
+    ".rn-widget table, pre");
   const bad = [];
   for (const el of items) {
     if (!el.checkVisibility()) continue;
@@ -166,7 +167,7 @@ def _wait_until_drawn(page) -> None:
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
     page.wait_for_function(
         "() => !document.querySelector('.math') || "
-        "document.querySelectorAll('mjx-container').length > 0",
+        "document.querySelectorAll('.katex').length > 0",
         timeout=LOAD_TIMEOUT,
     )
     page.wait_for_function(

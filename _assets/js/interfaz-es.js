@@ -38,6 +38,8 @@
   // desplazar, al cambiar el tamaño y cuando MathJax o un widget dibujan algo nuevo.
   var SCROLLERS = [
     "mjx-container[display='true']",
+    // Fórmulas en bloque de KaTeX (formulas.css).
+    ".katex-display > .katex",
     ".pst-scrollable-table-container",
     ".rn-table-box",
     "div.highlight > pre",

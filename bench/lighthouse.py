@@ -1,0 +1,173 @@
+"""Lighthouse (perfil móvil) en cada página del libro, servida con gzip en 127.0.0.1.
+
+Se usa el Lighthouse de ``node_modules`` (npm ``lighthouse@12.2.3``, fijado en
+``package-lock.json``: las versiones siguientes piden Node 22) con el Chromium del
+sistema (``CHROME_PATH``, por defecto ``/usr/bin/chromium``). El perfil móvil simula
+una conexión 4G lenta y una CPU 4 veces más lenta; esa simulación escala con la
+velocidad de esta máquina compartida, así que una cifra se mueve ±10 entre
+ejecuciones: compara antes y después dentro de la misma ejecución.
+
+Objetivos (issue 18): rendimiento ≥ 95, LCP ≤ 2,0 s, TBT ≤ 150 ms, CLS ≤ 0,02 y
+accesibilidad, buenas prácticas y SEO a 100.
+
+Uso suelto::
+
+    python -m bench.lighthouse book/intro.html notebooks/04_layernorm.html
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"
+CHROME_PATH = "/usr/bin/chromium"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+GOALS = {
+    "performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100,
+    "lcp_ms": 2000.0, "tbt_ms": 150.0, "cls": 0.02,
+}
+METRICS = {
+    "lcp_ms": "largest-contentful-paint",
+    "tbt_ms": "total-blocking-time",
+    "cls": "cumulative-layout-shift",
+    "fcp_ms": "first-contentful-paint",
+    "si_ms": "speed-index",
+}
+
+
+def command(url: str, output: Path) -> list[str]:
+    # Las mismas banderas que las pruebas en el navegador.
+    from tests.helpers import CHROMIUM_FLAGS
+
+    return [
+        "node", str(CLI), url,
+        "--output=json", f"--output-path={output}", "--quiet",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={' '.join(CHROMIUM_FLAGS)}",
+        "--max-wait-for-load=60000",
+    ]
+
+
+def summarize(report: dict) -> dict:
+    """Puntuaciones (0–100), métricas y las auditorías que no pasan."""
+    scores = {c: round(100 * (report["categories"][c]["score"] or 0))
+              for c in CATEGORIES}
+    audits = report["audits"]
+    metrics = {k: audits[a].get("numericValue") for k, a in METRICS.items()}
+    failing = []
+    for key, audit in audits.items():
+        score = audit.get("score")
+        mode = audit.get("scoreDisplayMode")
+        if score is not None and score < 0.9 and mode in ("binary", "numeric",
+                                                            "metricSavings"):
+            failing.append({"id": key, "title": audit.get("title", ""),
+                            "score": score,
+                            "display": audit.get("displayValue", "")})
+    return {**scores, **metrics, "failing": failing,
+            "runtime_error": (report.get("runtimeError") or {}).get("message")}
+
+
+def meets_goals(row: dict) -> bool:
+    return (all(row[c] >= GOALS[c] for c in CATEGORIES)
+            and row["lcp_ms"] <= GOALS["lcp_ms"] and row["tbt_ms"] <= GOALS["tbt_ms"]
+            and row["cls"] <= GOALS["cls"])
+
+
+def run(url: str, timeout: float = 240.0) -> dict:
+    """Una ejecución de Lighthouse sobre ``url``; devuelve el resumen."""
+    if not CLI.exists():
+        raise FileNotFoundError(f"Falta {CLI}: ejecuta «npm ci» (make vendor).")
+    env = {**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", CHROME_PATH)}
+    with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
+        output = Path(tmp) / "report.json"
+        env["TMPDIR"] = tmp  # el perfil temporal de Chromium, dentro y borrado
+        proc = subprocess.run(command(url, output), env=env, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+        if not output.exists():
+            raise RuntimeError(f"Lighthouse falló ({proc.returncode}) en {url}:\n"
+                               f"{proc.stderr[-2000:]}")
+        report = json.loads(output.read_text(encoding="utf-8"))
+    return summarize(report)
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """``bench.server`` (gzip, 127.0.0.1), sin trazas por las conexiones cortadas.
+
+    Lighthouse corta a medias las descargas que ya no necesita: el servidor de la
+    biblioteca estándar escribiría un «Broken pipe» por cada una.
+    """
+    import functools
+    import http.server
+    import threading
+
+    from bench.server import GzipHandler
+
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)
+
+    handler = functools.partial(GzipHandler, directory=str(directory))
+    server = Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def bench_lighthouse(html_dir: Path, pages: list[str], log=print) -> list[dict]:
+    """Lighthouse en cada página de ``pages``, una tras otra (máquina compartida)."""
+    rows = []
+    with serve(Path(html_dir)) as base:
+        for page in pages:
+            log(f"  lighthouse {page}…")
+            try:
+                row = {"page": page, **run(f"{base}/{page}")}
+                row["ok"] = meets_goals(row)
+            except Exception as exc:  # una página rota no tira las demás
+                row = {"page": page, "error": f"{type(exc).__name__}: {exc}",
+                       "ok": False}
+            rows.append(row)
+    return rows
+
+
+def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
+    """Las filas de Lighthouse para la tabla de ``make bench``."""
+    out = []
+    goal = "rend. ≥ 95, LCP ≤ 2 s, TBT ≤ 150 ms, CLS ≤ 0,02; el resto 100"
+    for r in results.get("lighthouse", []) or []:
+        if "error" in r:
+            out.append(("Lighthouse", r["page"], r["error"][:60], goal, "✗"))
+            continue
+        value = (f"rend. {r['performance']}, LCP {r['lcp_ms'] / 1000:.1f} s, "
+                 f"TBT {r['tbt_ms']:.0f} ms, CLS {r['cls']:.3f}; acc. "
+                 f"{r['accessibility']}, b.p. {r['best-practices']}, SEO {r['seo']}")
+        out.append(("Lighthouse", r["page"], value, goal, "✓" if r["ok"] else "✗"))
+    return out
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    html = ROOT / "_build" / "html"
+    pages = argv or ["book/intro.html"]
+    rows = bench_lighthouse(html, pages, log=lambda m: print(m, file=sys.stderr))
+    for row in rows:
+        print(json.dumps({k: v for k, v in row.items() if k != "failing"},
+                         ensure_ascii=False))
+        for f in row.get("failing", []):
+            print(f"    {f['id']}: {f['score']} {f['display']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""Fórmulas dibujadas al construir (KaTeX en node), sin JavaScript de matemáticas.
+
+``sphinxcontrib-katex`` con ``katex_prerender`` pasa cada fórmula al paquete npm
+``katex`` (``node_modules/katex``, fijado en ``package-lock.json``) por un proceso de
+node que corre en local durante la construcción: la página llega ya con el HTML de la
+fórmula y, al lado, su MathML (``output: "htmlAndMathml"``) para los lectores de
+pantalla, con el TeX original en ``<annotation encoding="application/x-tex">``. El
+navegador solo descarga la hoja de estilo de KaTeX (``_assets/vendor/katex/``, copiada
+por ``make vendor``) y las fuentes WOFF2 que usen las fórmulas de la página.
+
+Esta extensión:
+
+- apunta ``sphinxcontrib-katex`` al ``katex`` de ``node_modules`` (por defecto usaría
+  la copia que trae el paquete de Python, de otra versión);
+- convierte un error de KaTeX (el span ``katex-error`` que deja en la página) en un
+  aviso de Sphinx, que ``jupyter-book build -W`` vuelve error;
+- quita la hoja de estilo de KaTeX de las páginas sin fórmulas;
+- mantiene enteras las letras con tilde (``render_accented``): KaTeX parte «ó» en
+  «o» y un acento suelto, y el lector copiaría «Atencioˊn».
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sphinx.errors import ConfigError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+KATEX_JS = Path("node_modules") / "katex" / "dist" / "katex.min.js"
+KATEX_CSS = "vendor/katex/katex.min.css"
+# Opciones de katex.renderToString para todas las fórmulas del libro.
+KATEX_OPTIONS = {
+    "output": "htmlAndMathml",
+    # Un error no para node: KaTeX deja el TeX en rojo (``katex-error``) y esta
+    # extensión lo convierte en aviso, con la página y la fórmula.
+    "throwOnError": False,
+    # Sin avisos de compatibilidad con LaTeX (p. ej. «ó» dentro de ``\\mathrm``,
+    # que KaTeX dibuja bien): node los escribiría en cada construcción.
+    "strict": "ignore",
+}
+# Letras cirílicas que sustituyen a las letras con tilde mientras KaTeX dibuja.
+_PLACEHOLDERS = 0x0410
+
+
+def render_accented(render, latex: str, options=None) -> str:
+    """Dibuja ``latex`` con ``render`` sin partir las letras con tilde.
+
+    KaTeX descompone «ó» en una «o» con un acento encima (dos caracteres): el lector
+    copiaría «Atencioˊn» y un lector de pantalla leería el acento aparte. Cada letra
+    con tilde viaja a KaTeX como una letra cirílica (que KaTeX deja tal cual) y se
+    repone después en el HTML, el MathML y la anotación con el TeX original.
+    """
+    import unicodedata
+
+    accented = sorted({c for c in latex if ord(c) > 127
+                       and unicodedata.normalize("NFD", c) != c})
+    if not accented or any(0x0400 <= ord(c) <= 0x04FF for c in latex):
+        return render(latex, options)
+    swap = {c: chr(_PLACEHOLDERS + i) for i, c in enumerate(accented)}
+    html = render("".join(swap.get(c, c) for c in latex), options)
+    for c, placeholder in swap.items():
+        html = html.replace(placeholder, c)
+    return html
+
+
+def _start_server_process(cls, rundir, timeout):
+    """Arranca el proceso de node de KaTeX y se conecta a su socket.
+
+    Como la de sphinxcontrib-katex 0.9.11, pero reintenta la conexión: node crea el
+    archivo del socket un instante antes de escuchar, y en una máquina cargada la
+    primera conexión podía llegar en ese instante («Connection refused»).
+    """
+    import socket
+    import time
+    from subprocess import PIPE, Popen
+
+    socket_path = rundir / "katex.sock"
+    process = Popen(cls.build_command(socket=socket_path), stdin=PIPE, stdout=PIPE,
+                    cwd=rundir)
+    deadline = time.monotonic() + timeout
+    while True:
+        if socket_path.is_socket():
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(str(socket_path))
+                return process, sock
+            except ConnectionRefusedError:
+                sock.close()
+        if time.monotonic() > deadline:
+            process.kill()
+            raise cls.timeout_error(timeout)
+        time.sleep(0.005)
+
+
+def _config_inited(app, config) -> None:
+    from sphinxcontrib import katex
+
+    katex_js = (Path(app.confdir) / KATEX_JS).resolve()
+    if not katex_js.exists():
+        raise ConfigError(
+            f"No encuentro KaTeX en {katex_js}: ejecuta «make vendor» (npm ci)."
+        )
+    config.katex_js_path = str(katex_js)
+    config.katex_prerender = True
+    if not config.katex_css_path or "://" in str(config.katex_css_path):
+        config.katex_css_path = KATEX_CSS
+    config.html_math_renderer = "katex"
+    # Tiempos de sphinxcontrib-katex (5 s) cortos para una máquina compartida.
+    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = 60.0
+    katex.KaTeXServer.start_server_process = classmethod(_start_server_process)
+    katex.KATEX_DEFAULT_OPTIONS.clear()
+    katex.KATEX_DEFAULT_OPTIONS.update(KATEX_OPTIONS)
+    if not getattr(katex.render_latex, "_curso", False):
+        original = katex.render_latex
+
+        def render_latex(latex, options=None):
+            return render_accented(original, latex, options)
+
+        render_latex._curso = True
+        katex.render_latex = render_latex
+
+
+def _has_math(doctree) -> bool:
+    from docutils import nodes
+
+    if doctree is None:
+        return False
+    found = doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))
+    return next(iter(found), None) is not None
+
+
+FORMULAS_CSS = "css/formulas.css"
+
+
+def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
+    """Avisa de cada error de KaTeX; la hoja de KaTeX, solo en páginas con fórmulas.
+
+    La hoja ``katex-math.css`` de sphinxcontrib-katex se cambia por
+    ``_assets/css/formulas.css`` (la misma, y con las fórmulas anchas desplazables).
+    """
+    from sphinx.builders.html._assets import _CascadingStyleSheet
+
+    body = context.get("body", "")
+    if "katex-error" in body:
+        for tex in re.findall(r'class="katex-error"[^>]*title="([^"]*)"', body):
+            logger.warning("KaTeX no pudo dibujar una fórmula: %s", tex,
+                           location=pagename)
+    css = context.get("css_files")
+    if not css:
+        return
+    with_math = _has_math(doctree) or 'class="katex' in body
+    own = str(app.config.katex_css_path)
+    out = []
+    for sheet in css:
+        name = str(getattr(sheet, "filename", sheet))
+        if name.endswith("katex-math.css"):
+            continue
+        if name.endswith(own):
+            if not with_math:
+                continue
+            out.append(sheet)
+            out.append(_CascadingStyleSheet(f"_static/{FORMULAS_CSS}",
+                                            priority=sheet.priority))
+            continue
+        out.append(sheet)
+    context["css_files"] = out
+
+
+def setup(app) -> dict[str, Any]:
+    app.setup_extension("sphinxcontrib.katex")
+    app.connect("config-inited", _config_inited)
+    app.connect("html-page-context", _katex_only_with_math, priority=880)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,208 @@
+"""La hoja de estilo del tema, solo con las reglas que el sitio puede usar.
+
+``pydata-sphinx-theme.css`` (unos 390 KB sin comprimir: Bootstrap 5 entero más el
+tema) bloquea el primer dibujo de cada página, y el navegador la analiza entera con la
+CPU lenta de un móvil; Lighthouse marca como sin usar más del 80 %. Al terminar la
+construcción se escribe en ``_build/html`` una copia recortada: se queda cada regla
+cuyos selectores solo nombran clases e identificadores que aparecen en alguna página
+del sitio o en algún JavaScript de ``_static`` (así siguen las clases que el
+JavaScript del tema pone y quita: ``show``, ``collapsing``, el modo oscuro…). Las
+variables, ``@font-face``, ``@keyframes`` y los selectores sin clases quedan todos.
+
+Además, los scripts del tema y de las extensiones se cargan con ``defer``: ya no
+bloquean el primer dibujo y se ejecutan en el mismo orden, antes de
+``DOMContentLoaded``. Quedan síncronos los que usan los scripts en línea de la página
+(``documentation_options.js``, ``doctools.js``) y ``translations.js``, que debe ir
+antes de las traducciones propias del curso (que lo sobrescriben).
+
+El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
+en cuenta todas las páginas de la carpeta de salida: una construcción incremental que
+escribe una sola página no pierde reglas de las demás.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+SHEETS = ("styles/pydata-sphinx-theme.css",)
+_CLASS_OR_ID = re.compile(r"(?<![\w-])([.#])(-?[A-Za-z_][\w-]*)")
+_TOKEN = re.compile(r"-?[A-Za-z_][\w-]*")
+# Bloques que se copian tal cual (no contienen selectores de página).
+_VERBATIM = ("@font-face", "@keyframes", "@-webkit-keyframes", "@property",
+             "@page", "@counter-style", "@font-feature-values")
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Parte ``text`` por ``sep`` fuera de paréntesis, corchetes y comillas."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _blocks(css: str):
+    """(prelude, cuerpo) de cada bloque de primer nivel; el cuerpo sin llaves."""
+    i, n = 0, len(css)
+    while i < n:
+        j = i
+        quote = ""
+        while j < n:  # hasta la llave o el punto y coma de primer nivel
+            ch = css[j]
+            if quote:
+                if ch == quote and css[j - 1] != "\\":
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "/" and css.startswith("/*", j):
+                j = css.find("*/", j + 2)
+                j = n if j < 0 else j + 1
+            elif ch in "{;":
+                break
+            j += 1
+        if j >= n:
+            return
+        prelude = css[i:j].strip()
+        if css[j] == ";":  # @charset, @import…
+            yield prelude, None
+            i = j + 1
+            continue
+        depth, k, quote = 1, j + 1, ""
+        while k < n and depth:
+            ch = css[k]
+            if quote:
+                if ch == quote and css[k - 1] != "\\":
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            k += 1
+        yield prelude, css[j + 1:k - 1]
+        i = k
+
+
+def _strip_comments(text: str) -> str:
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+def _needed(selector: str, used: set[str]) -> bool:
+    """¿Puede aplicarse ``selector`` a algún elemento del sitio?
+
+    Cada clase e id que nombra debe aparecer en ``used``; lo de dentro de ``:not(…)``
+    no cuenta (una clase ausente lo cumple) y un selector con ``:is``, ``:where`` o
+    ``:has`` se conserva siempre, por si acaso.
+    """
+    if re.search(r":(is|where|has)\(", selector):
+        return True
+    rest = re.sub(r":not\([^()]*\)", "", selector)
+    if ":not(" in rest:
+        return True
+    return all(name in used for _, name in _CLASS_OR_ID.findall(rest))
+
+
+def purge(css: str, used: set[str]) -> str:
+    """Las reglas de ``css`` que pueden aplicarse con las clases e ids de ``used``."""
+    out = []
+    for prelude, body in _blocks(css):
+        prelude = _strip_comments(prelude).strip()
+        if body is None:
+            out.append(prelude + ";")
+        elif prelude.startswith(_VERBATIM) or prelude.startswith(":root"):
+            out.append(f"{prelude}{{{body}}}")
+        elif prelude.startswith("@"):
+            inner = purge(body, used)
+            if inner:
+                out.append(f"{prelude}{{{inner}}}")
+        else:
+            keep = [s.strip() for s in _split_top(prelude, ",") if _needed(s, used)]
+            if keep:
+                out.append(f"{','.join(keep)}{{{body}}}")
+    return "".join(out)
+
+
+def used_names(outdir: Path) -> set[str]:
+    """Cada palabra que aparece en las páginas y en el JavaScript del sitio."""
+    used: set[str] = set()
+    files = [*outdir.rglob("*.html"), *(outdir / "_static").rglob("*.js")]
+    for path in files:
+        used.update(_TOKEN.findall(path.read_text(encoding="utf-8", errors="ignore")))
+    return used
+
+
+def _theme_file(app, rel: str) -> Path | None:
+    theme = getattr(app.builder, "theme", None)
+    dirs = theme.get_theme_dirs() if theme is not None else []
+    for d in dirs:
+        candidate = Path(d) / "static" / rel
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _write_purged(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    used = used_names(outdir)
+    for rel in SHEETS:
+        source = _theme_file(app, rel)
+        target = outdir / "_static" / rel
+        if source is None or not target.exists():
+            continue
+        css = source.read_text(encoding="utf-8")
+        css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
+        notices = "".join(re.findall(r"/\*!.*?\*/", css, flags=re.S))
+        purged = notices + purge(_strip_comments(css), used)
+        target.write_text(purged, encoding="utf-8")
+        logger.info("%s: %d KB → %d KB", rel, len(css) // 1000, len(purged) // 1000)
+
+
+KEEP_SYNC = ("documentation_options.js", "doctools.js", "translations.js")
+
+
+def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
+    from sphinx.builders.html._assets import _JavaScript
+
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    out = []
+    for script in scripts:
+        name = str(getattr(script, "filename", "") or "")
+        attributes = dict(getattr(script, "attributes", {}) or {})
+        base = name.split("?")[0].rsplit("/", 1)[-1]
+        if (name and "://" not in name and base not in KEEP_SYNC
+                and not attributes.get("body")
+                and not {"async", "defer", "type"} & attributes.keys()):
+            attributes["defer"] = "defer"
+            attributes.pop("priority", None)
+            script = _JavaScript(name, priority=getattr(script, "priority", 500),
+                                 **attributes)
+        out.append(script)
+    context["script_files"] = out
+
+
+def setup(app) -> dict[str, Any]:
+    app.connect("build-finished", _write_purged, priority=950)
+    app.connect("html-page-context", _defer_scripts, priority=990)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
