@@ -574,6 +574,8 @@ revisar saber seguir sumar suponer tener terminar tomar usar venir ver volver
 VOSEO_EXTRA = {"sos", "vení", "andá", "decí", "hacé", "poné", "tené", "salí"}
 # Formas generadas que también son palabras corrientes en el español de «tú».
 VOSEO_EXCEPTIONS = {
+    "dame",  # imperativo de «dar» con «tú» («Dame una pista»)
+    "calculate",  # inglés, en nombres de código: nn.init.calculate_gain
     "tomate",
     "dale",
     "date",

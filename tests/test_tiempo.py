@@ -118,8 +118,10 @@ def test_landing_and_how_to_pages_type_no_minutes():
 
 
 def test_extension_is_registered_in_config():
-    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    assert re.search(r"local_extensions:\s*\n\s+tiempo_lectura: book/_ext", config)
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert config["sphinx"]["local_extensions"]["tiempo_lectura"] == "book/_ext"
 
 
 # --- Sobre el libro construido -------------------------------------------------------

@@ -3,8 +3,8 @@
 Es lo que hace Colab: ``pip install`` del paquete, sin el requirements.txt del libro.
 La prueba construye la rueda, la instala en un entorno virtual limpio (solo lo que
 declara ``pyproject.toml``) e importa cada módulo que lleva. PyTorch es un extra
-(``resnorm[torch]``): sin él, solo ``resnorm.blocks`` y ``resnorm.experiments``
-fallan, y por falta de torch; con el extra, se importan todos.
+(``resnorm[torch]``): sin él, solo ``resnorm.blocks``, ``resnorm.experiments`` y
+``resnorm.gpt`` fallan, y por falta de torch; con el extra, se importan todos.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tests.helpers import ROOT
 pytestmark = pytest.mark.slow
 
 #: Los módulos que importan torch al cargarse: necesitan el extra «torch».
-NEEDS_TORCH = {"resnorm.blocks", "resnorm.experiments"}
+NEEDS_TORCH = {"resnorm.blocks", "resnorm.experiments", "resnorm.gpt"}
 
 #: Importaciones opcionales, protegidas con try/except: resnorm.book pega valores con
 #: myst-nb solo si está (al construir el libro).

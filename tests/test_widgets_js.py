@@ -9,6 +9,7 @@ JS da un mensaje en español, nunca NaN, «undefined» ni «Infinity».
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import re
@@ -341,7 +342,8 @@ def test_layer_norm_settings_match_its_python_checks():
     assert (s["ranges"]["gamma"]["min"], s["ranges"]["gamma"]["max"]) == w.GAMMA_RANGE
     assert (s["ranges"]["beta"]["min"], s["ranges"]["beta"]["max"]) == w.BETA_RANGE
     assert s["defaults"] == {"x": w.x, "gamma": w.gamma, "beta": w.beta, "eps": w.eps}
-    assert s["defaults"]["eps"] == resnorm.layer_norm.__defaults__[2]
+    eps = inspect.signature(resnorm.layer_norm).parameters["eps"].default
+    assert s["defaults"]["eps"] == eps
     for preset in s["presets"]:
         w.x = preset["x"]  # cada caso pasa las comprobaciones del deslizador
 
