@@ -12,7 +12,6 @@ from __future__ import annotations
 import pickle
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
