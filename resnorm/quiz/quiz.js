@@ -284,7 +284,7 @@ function render({ model, el }) {
     refresh();
   };
   window.addEventListener(CHANGE_EVENT, onChange);
-  el.append(h("div", { class: "rn-widget rn-quiz", role: "group", "aria-label": "Practica" }, [
+  el.append(h("section", { class: "rn-widget rn-quiz", "aria-label": "Practica" }, [
     h("p", { class: "rn-title", text: "Practica" }),
     ...list,
     h("div", { class: "rn-quiz-footer" }, [progress, reset]),
