@@ -387,17 +387,10 @@ def test_widgets_appearing_do_not_push_the_text(browser, site_url, width, height
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="MathJax compone con fuentes de respaldo y, al llegar las suyas "
-    "(MJXTEX-S1...), algunas líneas cambian de altura: 0.050 en los capítulos 2 y 5 "
-    "a 390-820 px. "
-    "Arreglo fuera de los widgets: precargar esas fuentes en <head> (_config.yml).",
-)
 @pytest.mark.parametrize("width,height", SIZES)
 def test_widget_pages_do_not_jump_while_they_load(browser, site_url, width, height):
     """Desplazamiento acumulado (layout shift de Chromium) de cada página con widgets
-    por debajo de 0.05, MathJax incluido."""
+    por debajo de 0.05, con las fórmulas (KaTeX, ya dibujadas al construir)."""
     problems = [
         f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}"
         for rel, probe in _load_probes(browser, site_url, width, height).items()

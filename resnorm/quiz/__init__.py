@@ -157,8 +157,8 @@ class Quiz(anywidget.AnyWidget):
     preguntas del capítulo, para que cada bloque muestre «3 de 7» del capítulo entero.
     """
 
-    _esm = traitlets.Unicode().tag(sync=True)
-    _css = traitlets.Unicode().tag(sync=True)
+    _esm = _bundle_esm()
+    _css = _read_css()
     chapter = traitlets.Unicode().tag(sync=True)
     questions = traitlets.List(traitlets.Dict()).tag(sync=True)
     chapter_questions = traitlets.Dict().tag(sync=True)
@@ -173,8 +173,6 @@ class Quiz(anywidget.AnyWidget):
             raise ValueError(f"Preguntas repetidas en {chapter}: {ids}")
         every = chapter_questions or {s["id"]: s["version"] for s in states}
         super().__init__(
-            _esm=_bundle_esm(),
-            _css=_read_css(),
             chapter=chapter,
             questions=states,
             chapter_questions=every,
