@@ -191,9 +191,15 @@ class Quiz(anywidget.AnyWidget):
                 f"tiene {sorted(groups)}"
             )
         every = bank.manifest()[chapter]
-        quiz = cls(chapter, groups[group], chapter_questions=every)
-        quiz.glue_answers()
-        return quiz
+        return cls(chapter, groups[group], chapter_questions=every)
+
+    def _ipython_display_(self) -> None:
+        """Se muestra el widget y, después, se pegan sus respuestas: la vista del widget
+        queda como primera salida de la celda (JupyterLab y myst-nb la buscan ahí)."""
+        from IPython.display import display
+
+        display(self._repr_mimebundle_(), raw=True)
+        self.glue_answers()
 
     def glue_answers(self) -> None:
         """Pega cada respuesta numérica como ``quiz_<id>``: el arnés de números la
