@@ -198,7 +198,9 @@ class Quiz(anywidget.AnyWidget):
         queda como primera salida de la celda (JupyterLab y myst-nb la buscan ahí)."""
         from IPython.display import display
 
-        display(self._repr_mimebundle_(), raw=True)
+        bundle = self._repr_mimebundle_()
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        display(data, metadata=metadata, raw=True)
         self.glue_answers()
 
     def glue_answers(self) -> None:
