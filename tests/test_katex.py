@@ -214,3 +214,18 @@ def test_dollarmath_amsmath_and_accents_render_with_the_books_katex():
         assert not any(c in visible for c in SPLIT_ACCENTS), f"tilde partida: {tex}"
         for word in re.findall(r"\w*[áéíóúñ]\w*", tex):
             assert word in visible, f"«{word}» no se ve entera"
+
+
+@pytest.mark.browser
+@pytest.mark.build
+def test_formulas_are_visible_where_they_are_written(page_factory, site_url):
+    # Una regla CSS de la época de MathJax («span.math sin mjx-container: oculto»)
+    # llegó a esconder todas las fórmulas en línea: el texto estaba, la vista no.
+    rec = page_factory()
+    page = rec.goto(f"{site_url}/notebooks/04_layernorm.html")
+    counts = page.evaluate(
+        "() => { const all = [...document.querySelectorAll('.katex')];"
+        " return [all.length, all.filter("
+        "e => getComputedStyle(e).visibility !== 'visible').length]; }"
+    )
+    assert counts[0] > 10 and counts[1] == 0, counts
