@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from resnorm import examples
+
 from resnorm.numerics import layer_norm, layer_norm_steps, mean, std
 
 __all__ = ["PerroExample", "block_trace", "gelu", "perro_example", "stack_trace"]
@@ -109,12 +111,12 @@ def perro_example() -> PerroExample:
     b1 = np.round(rng.normal(0.0, 0.1, 8), 2)
     w2 = np.round(rng.normal(0.0, 0.5 / np.sqrt(8), (4, 8)), 2)
     return PerroExample(
-        x=_frozen([0.50, 1.15, 0.78, 0.88]),
-        attention_output=_frozen([0.30, -0.20, 0.15, 0.45]),
-        gamma1=_frozen([1.2, 0.8, 1.0, 1.1]),
-        beta1=_frozen([0.1, 0.0, -0.2, 0.3]),
-        gamma2=_frozen([0.9, 1.1, 1.0, 1.05]),
-        beta2=_frozen([0.0, 0.1, -0.1, 0.05]),
+        x=_frozen(examples.PERRO_X),
+        attention_output=_frozen(examples.PERRO_ATTENTION),
+        gamma1=_frozen(examples.GAMMA),
+        beta1=_frozen(examples.BETA),
+        gamma2=_frozen(examples.GAMMA2),
+        beta2=_frozen(examples.BETA2),
         ffn_w1=_frozen(w1),
         ffn_b1=_frozen(b1),
         ffn_w2=_frozen(w2),

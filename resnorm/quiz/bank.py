@@ -13,15 +13,15 @@ import math
 
 import numpy as np
 
-from resnorm import layer_norm, mean, rms_norm, std, variance
+from resnorm import examples, layer_norm, mean, rms_norm, std, variance
 from resnorm.quiz import Choice, Mistake, Numeric, Option
 
 # El vector del curso (la suma residual del capítulo 2) y los γ, β del capítulo 5.
-X = (0.80, 0.95, 0.93, 1.33)
-SUMMAND = (0.50, 1.15, 0.78, 0.88)
-BRANCH = (0.30, -0.20, 0.15, 0.45)
-GAMMA = (1.2, 0.8, 1.0, 1.1)
-BETA = (0.1, 0.0, -0.2, 0.3)
+X = examples.VECTOR
+SUMMAND = examples.PERRO_X
+BRANCH = examples.PERRO_ATTENTION
+GAMMA = examples.GAMMA
+BETA = examples.BETA
 
 
 def _f(value) -> float:
