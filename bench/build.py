@@ -49,7 +49,8 @@ def lock(path: str | None):
 
 
 def copy_repo(dst: Path) -> Path:
-    """Copia lo que tendría un clon nuevo después de ``make vendor``.
+    """Copia lo que tendría un clon nuevo después de ``make vendor`` (``node_modules``,
+    enlazado).
 
     Con git: los archivos que git no ignora (versionados o nuevos) y
     ``_assets/vendor`` (lo que copia ``make vendor``). Sin git: el árbol entero
@@ -74,6 +75,10 @@ def copy_repo(dst: Path) -> Path:
     vendor = ROOT / "_assets" / "vendor"
     if vendor.exists():
         shutil.copytree(vendor, dst / "_assets" / "vendor", dirs_exist_ok=True)
+    # Los paquetes de npm ya instalados (KaTeX dibuja las fórmulas al construir).
+    modules = ROOT / "node_modules"
+    if modules.exists() and not (dst / "node_modules").exists():
+        (dst / "node_modules").symlink_to(modules, target_is_directory=True)
     return dst
 
 
