@@ -136,25 +136,63 @@
     });
   }
 
-  function start() {
+  var models = null;
+
+  function readModels() {
+    if (models) return models;
     var stateScript = document.querySelector('script[type="' + STATE + '"]');
-    if (!stateScript) return;
+    if (!stateScript) return null;
     var state = JSON.parse(stateScript.textContent).state || {};
-    var models = {};
+    models = {};
     Object.keys(state).forEach(function (id) {
       models[id] = new Model(state[id].state || {});
     });
-    document.querySelectorAll('script[type="' + VIEW + '"]').forEach(function (script) {
-      mount(script, models).catch(function (error) {
-        var message = String((error && error.message) || error).slice(0, 300);
-        console.error("widgets-estaticos: un widget no se pudo dibujar: " + message);
-      });
+    return models;
+  }
+
+  // Cada vista se monta una sola vez, en cuanto el analizador la inserta en la página.
+  function mountOnce(script) {
+    if (script.dataset.rnMontado) return;
+    var all = readModels();
+    if (!all) return;
+    try {
+      JSON.parse(script.textContent); // ¿ya llegó entera? si no, se monta al final
+    } catch (error) {
+      return;
+    }
+    script.dataset.rnMontado = "1";
+    mount(script, all).catch(function (error) {
+      var message = String((error && error.message) || error).slice(0, 300);
+      console.error("widgets-estaticos: un widget no se pudo dibujar: " + message);
     });
   }
 
+  function mountAll() {
+    document.querySelectorAll('script[type="' + VIEW + '"]').forEach(mountOnce);
+  }
+
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
+    // Cargado sin «defer», en <head>, justo después del estado: cada widget se dibuja
+    // mientras se lee la página (un MutationObserver corre antes de pintar), así que
+    // el texto de debajo nunca salta. Al terminar, se monta lo que faltara.
+    var observer = new MutationObserver(function (records) {
+      records.forEach(function (record) {
+        record.addedNodes.forEach(function (node) {
+          if (node.nodeType !== 1) return;
+          if (node.matches && node.matches('script[type="' + VIEW + '"]')) {
+            mountOnce(node);
+          } else if (node.querySelectorAll) {
+            node.querySelectorAll('script[type="' + VIEW + '"]').forEach(mountOnce);
+          }
+        });
+      });
+    });
+    observer.observe(document.documentElement, { childList: true, subtree: true });
+    document.addEventListener("DOMContentLoaded", function () {
+      observer.disconnect();
+      mountAll();
+    });
   } else {
-    start();
+    mountAll();
   }
 })();

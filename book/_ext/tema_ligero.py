@@ -177,7 +177,14 @@ def _write_purged(app, exception) -> None:
         logger.info("%s: %d KB → %d KB", rel, len(css) // 1000, len(purged) // 1000)
 
 
-KEEP_SYNC = ("documentation_options.js", "doctools.js", "translations.js")
+# widgets-estaticos.js se carga sin «defer», justo después del estado de los widgets:
+# monta cada widget mientras se lee la página, antes de pintarla (sin saltos).
+KEEP_SYNC = (
+    "documentation_options.js",
+    "doctools.js",
+    "translations.js",
+    "widgets-estaticos.js",
+)
 
 
 def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
