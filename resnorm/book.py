@@ -294,9 +294,43 @@ def figure_html(fig, alt: str, dpi: int = 150) -> str:
     )
 
 
-def show_figure(fig, alt: str) -> None:
-    """Muestra una figura de matplotlib con texto alternativo en español."""
+class _Figure:
+    """Una figura ya dibujada, para pegarla (``glue``) con su HTML y su texto alt."""
+
+    def __init__(self, html_img: str, alt: str):
+        self.html_img = html_img
+        self.alt = alt
+
+    def _repr_html_(self) -> str:
+        return self.html_img
+
+    def __repr__(self) -> str:
+        return self.alt
+
+
+def show_figure(fig, alt: str, name: str | None = None) -> None:
+    """Muestra una figura de matplotlib con texto alternativo en español.
+
+    Con ``name`` (``"fig-04-geometria"``), la figura además se pega con ese nombre,
+    para que el libro la muestre numerada y con su pie, en la celda Markdown siguiente::
+
+        ```{glue:figure} fig-04-geometria
+        :name: fig-04-geometria
+
+        Qué muestra la figura, en una frase.
+        ```
+
+    y la prosa la cite con ``{numref}`Figura %s <fig-04-geometria>```. La celda del
+    código lleva entonces la etiqueta ``remove-output``: en la web la figura sale una
+    sola vez, la del pie; en Jupyter y Colab, en la salida de la celda.
+    """
     from IPython.display import display
 
-    bundle = {"text/html": figure_html(fig, alt), "text/plain": alt}
-    display(bundle, raw=True)
+    html_img = figure_html(fig, alt)
+    display({"text/html": html_img, "text/plain": alt}, raw=True)
+    if name is not None:
+        if not re.fullmatch(r"fig-\d\d-[a-z0-9-]+", name):
+            raise ValueError(
+                f"Nombre de figura no válido: {name!r} (usa «fig-NN-descripcion»)"
+            )
+        _glue(name, _Figure(html_img, alt), display=False)

@@ -107,3 +107,20 @@ def test_show_prints_the_value_it_glues(capsys, monkeypatch):
     ]
     assert glued == {"media": 1.00251, "v": "[1.000, \u22122.500]",
                      "g": "2.7 \u00d7 10\u207b\u00b9\u2076"}
+
+
+def test_show_figure_with_name_glues_the_same_image(monkeypatch):
+    """Con ``name``, la figura se pega (para ``{glue:figure}``) con el mismo HTML."""
+    glued = {}
+    monkeypatch.setattr(book, "_glue", lambda n, v, display=False: glued.update({n: v}))
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda b, raw=False: shown.append(b))
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    book.show_figure(fig, alt="Una recta.", name="fig-01-recta")
+    assert shown and "fig-01-recta" in glued
+    assert glued["fig-01-recta"]._repr_html_() == shown[0]["text/html"]
+    assert repr(glued["fig-01-recta"]) == "Una recta."
+    fig, _ = plt.subplots()
+    with pytest.raises(ValueError, match="Nombre de figura"):
+        book.show_figure(fig, alt="Otra.", name="Figura 1")
