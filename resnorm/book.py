@@ -312,7 +312,7 @@ def show_figure(fig, alt: str, name: str | None = None) -> None:
     """Muestra una figura de matplotlib con texto alternativo en español.
 
     Con ``name`` (``"fig-04-geometria"``), la figura además se pega con ese nombre,
-    para que el libro la muestre numerada y con su pie, en la celda Markdown siguiente::
+    para que el libro la muestre numerada y con su pie, en la celda de texto siguiente::
 
         ```{glue:figure} fig-04-geometria
         :name: fig-04-geometria
