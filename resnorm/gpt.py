@@ -42,7 +42,6 @@ __all__ = [
     "alt_text_val_losses",
     "lr_sensitivity",
     "plot_val_losses",
-    "show_figure_with_caption",
     "train_gpt",
     "unigram_loss",
 ]
@@ -452,19 +451,3 @@ def alt_text_val_losses(runs: dict, unigram: float, labels: dict | None = None) 
         parts.append(f"{label}: de {format_magnitude(curve[0])} a "
                      f"{format_magnitude(curve[-1])}.")
     return " ".join(parts)
-
-
-def show_figure_with_caption(fig, alt: str, caption: str) -> None:
-    """Como ``resnorm.book.show_figure``, con un pie numerado («Figura 10.1 — …»)."""
-    import html
-
-    from IPython.display import display
-
-    from resnorm.book import figure_html
-
-    # El pie va en negro sobre blanco, como la figura, en modo claro y en oscuro.
-    style = "background:#ffffff;color:#1a1a1a;padding:0.2em 0.5em;margin:0"
-    body = (f'<figure class="curso-figura-con-pie" style="margin:0">'
-            f"{figure_html(fig, alt)}"
-            f'<figcaption style="{style}">{html.escape(caption)}</figcaption></figure>')
-    display({"text/html": body, "text/plain": caption}, raw=True)

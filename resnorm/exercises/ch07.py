@@ -136,8 +136,8 @@ def check_pre_ln_forward(fn: Callable) -> Feedback:
         "El «forward» de un bloque Pre-LN",
         student if callable(fn) else fn,
         cases,
-        "Dos líneas: x = x + block.attn(block.ln_1(x)); "
-        "x = x + block.mlp(block.ln_2(x)); return x.",
+        "En Pre-LN cada subcapa recibe una copia normalizada con su propia "
+        "LayerNorm, y su salida se suma a la x sin normalizar. Mira las pistas.",
         mistakes,
         rtol=1e-9,
         atol=1e-12,

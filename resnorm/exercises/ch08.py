@@ -76,8 +76,8 @@ def check_perro_post_ln(fn: Callable) -> Feedback:
         "«perro» por un bloque Post-LN",
         fn,
         cases,
-        "x1 = layer_norm(ex.x + ex.attention_output, ex.gamma1, ex.beta1); "
-        "después layer_norm(x1 + ex.ffn(x1), ex.gamma2, ex.beta2).",
+        "Post-LN repite dos veces el mismo paso: primero la suma residual, después "
+        "la LayerNorm de ese paso, con su γ y su β. Mira las pistas.",
         mistakes,
     )
 
@@ -114,7 +114,7 @@ def check_perro_pre_ln(fn: Callable) -> Feedback:
         "«perro» por un bloque Pre-LN",
         fn,
         cases,
-        "h = ex.x + ex.attention_output; "
-        "devuelve h + ex.ffn(layer_norm(h, ex.gamma2, ex.beta2)).",
+        "En Pre-LN la suma residual usa el vector sin normalizar, y solo la entrada "
+        "de la FFN pasa por LN₂. Mira las pistas.",
         mistakes,
     )

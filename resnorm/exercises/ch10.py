@@ -163,7 +163,7 @@ def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
         return b.ln_2(b.mlp(x))
 
     mistakes = [
-        ("Tu bloque aún tiene los dos atajos: quita el «x +» de la FFN.", pre_ln),
+        ("Tu bloque aún tiene los dos atajos: quita el de la FFN.", pre_ln),
         ("Quitaste el atajo de la atención; el ejercicio pide quitar el de la FFN.",
          no_attn_shortcut),
         ("Quitaste los dos atajos; deja el de la atención.", no_shortcut),
@@ -180,8 +180,8 @@ def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
         "Un bloque Pre-LN sin el atajo de la FFN",
         guarded,
         cases,
-        "Parte del forward de PreLNBlock y quita solo el «x +» de la línea de la FFN; "
-        "la línea de la atención no cambia.",
+        "Parte del forward de PreLNBlock y quita solo el atajo de la FFN: la "
+        "atención, su atajo, LN₁ y LN₂ se quedan como están. Mira las pistas.",
         [(hint, as_numpy(wrong)) for hint, wrong in mistakes],
         rtol=1e-5,
         atol=1e-6,
