@@ -1,4 +1,5 @@
-"""Capítulo 2: los comprobadores de la suma residual, su derivada y la tolerancia."""
+"""Capítulo 2: los comprobadores de la suma residual, su derivada, la tolerancia, la
+predicción de la identidad y los pesos que hacen de la capa residual la identidad."""
 
 from __future__ import annotations
 
@@ -24,6 +25,14 @@ def vectors_close(a, b):
     return np.allclose(a, b)
 
 
+def identity_prediction():
+    return "residual"
+
+
+def identity_weights(d):
+    return np.zeros((d, d)), np.zeros(d)
+
+
 def _grad_only_f(F, x):
     import torch
 
@@ -43,6 +52,8 @@ SOLUTIONS = [
     (ch02.check_residual_sum, residual_sum),
     (ch02.check_residual_grad, residual_grad),
     (ch02.check_vectors_close, vectors_close),
+    (ch02.check_identity_prediction, identity_prediction),
+    (ch02.check_identity_weights, identity_weights),
 ]
 
 MISTAKES = [
@@ -51,5 +62,37 @@ MISTAKES = [
     (ch02.check_residual_grad, _grad_only_f, "derivada de la capa sola"),
     (ch02.check_residual_grad, _grad_value, "no su derivada"),
     (ch02.check_vectors_close, lambda a, b: bool(np.all(a == b)), "igualdad exacta"),
-    (ch02.check_vectors_close, lambda a, b: np.isclose(a, b), "np.allclose"),
+    (ch02.check_vectors_close, lambda a, b: np.isclose(a, b), "variante"),
+    (ch02.check_identity_prediction, lambda: "plana", "tanh se curva"),
+    (ch02.check_identity_prediction, lambda: "iguales", "No acaban igual"),
+    (ch02.check_identity_weights, lambda d: (np.eye(d), np.zeros(d)), "W = I"),
+    (ch02.check_identity_weights, lambda d: (np.zeros((d, d)), np.ones(d)), "b ≠ 0"),
 ]
+
+
+def test_the_prediction_accepts_accents_capitals_and_synonyms():
+    for answer in ("Residual", "  residual ", "con atajo", "«residual»"):
+        assert ch02.check_identity_prediction(lambda a=answer: a).passed, answer
+    assert ch02.check_identity_prediction(lambda: "Sin atajo").hint.startswith(
+        "La capa plana"
+    )
+
+
+def test_an_answer_the_prediction_checker_does_not_know_is_told_so():
+    for answer in ("tal vez", 3, ["residual"]):
+        fb = ch02.check_identity_prediction(lambda a=answer: a)
+        assert not fb.passed and "No entiendo la respuesta" in str(fb)
+
+
+def test_the_identity_weights_checker_names_a_wrong_shape():
+    fb = ch02.check_identity_weights(lambda d: (np.zeros(d), np.zeros(d)))
+    assert not fb.passed and "W debe tener forma" in str(fb)
+    fb = ch02.check_identity_weights(lambda d: np.zeros((d, d)))
+    assert not fb.passed and "W y b" in str(fb)
+
+
+def test_the_general_hints_do_not_give_the_code():
+    # Issue 14: una pista orienta, no da la solución.
+    for check in (ch02.check_residual_sum, ch02.check_vectors_close):
+        hint = check(lambda *args: 42.0).hint
+        assert "x + fx" not in hint and "allclose(a, b)" not in hint, hint

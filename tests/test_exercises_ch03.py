@@ -46,6 +46,7 @@ MISTAKES = [
 def test_an_unrecognised_mistake_gets_the_general_hint():
     fb = ch03.check_mean(lambda x: 42.0)
     assert not fb.passed and fb.hint.startswith("Suma todos los valores")
+    assert "sum(x) / len(x)" not in fb.hint  # issue 14: la pista no da el código
 
 
 def test_the_student_function_gets_copies_of_the_inputs():

@@ -8,15 +8,31 @@ pista nombra ese error.
 from __future__ import annotations
 
 import math
+import unicodedata
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
 
 from resnorm.examples import PERRO_ATTENTION, PERRO_X, ROUNDING_FX, ROUNDING_X, VECTOR
-from resnorm.exercises._feedback import Case, Feedback, as_numpy, check_with_mistakes
+from resnorm.exercises._feedback import (
+    Case,
+    Feedback,
+    as_numpy,
+    check_with_mistakes,
+    not_a_function,
+    not_written,
+)
 from resnorm.exercises._reference import arr
+from resnorm.identity import residual_tanh
 
-__all__ = ["check_residual_grad", "check_residual_sum", "check_vectors_close"]
+__all__ = [
+    "check_identity_prediction",
+    "check_identity_weights",
+    "check_residual_grad",
+    "check_residual_sum",
+    "check_vectors_close",
+]
 
 
 def check_residual_sum(fn: Callable) -> Feedback:
@@ -44,7 +60,9 @@ def check_residual_sum(fn: Callable) -> Feedback:
         "Suma residual",
         fn,
         cases,
-        "Suma los dos vectores componente a componente (con NumPy, x + fx).",
+        "La conexión residual deja pasar la entrada y le añade lo que produce la "
+        "subcapa. Con arrays de NumPy, la operación se hace componente a componente "
+        "con un solo operador.",
         mistakes,
     )
 
@@ -135,12 +153,13 @@ def check_vectors_close(fn: Callable) -> Feedback:
     mistakes = [
         (
             "Comparas con igualdad exacta (==). En coma flotante −0.3 + 0.4 da "
-            "0.10000000000000003, no 0.1: usa np.allclose(a, b).",
+            "0.10000000000000003, no 0.1: compara con una tolerancia.",
             exact,
         ),
         (
             "Devuelves un vector de True/False (np.isclose compara cada componente). "
-            "Se pide una sola respuesta para todo el vector: np.allclose(a, b).",
+            "Se pide una sola respuesta para todo el vector: NumPy tiene la variante "
+            "que las resume.",
             lambda a, b: np.isclose(a, b),
         ),
         ("Devuelves siempre True: también hay que detectar vectores distintos.",
@@ -150,6 +169,185 @@ def check_vectors_close(fn: Callable) -> Feedback:
         "Comparar vectores con tolerancia",
         fn,
         cases,
-        "Devuelve np.allclose(a, b) (o torch.allclose con tensores).",
+        "No compares con ==: dos números pueden diferir en la última cifra por el "
+        "redondeo. Compara con una tolerancia, para el vector entero y con una sola "
+        "respuesta, True o False.",
         mistakes,
     )
+
+
+# --- Ejercicio 2.4: predecir antes de ejecutar -------------------------------------
+
+#: Respuestas que entiende ``check_identity_prediction`` (sin tildes ni mayúsculas).
+_PREDICTIONS = {
+    "plana": "plain", "sin atajo": "plain", "la plana": "plain",
+    "residual": "residual", "con atajo": "residual", "la residual": "residual",
+    "iguales": "tie", "igual": "tie", "empate": "tie", "las dos": "tie",
+}
+_PREDICTION_NAME = {"plain": "la capa plana", "residual": "la capa residual",
+                    "tie": "un empate"}
+#: Cuántas veces más baja tiene que acabar una pérdida para no contar como empate.
+WIN_FACTOR = 10.0
+
+
+def _normalise(answer: str) -> str:
+    text = unicodedata.normalize("NFKD", answer.strip().lower())
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(text.replace("«", "").replace("»", "").split())
+
+
+@lru_cache(maxsize=1)
+def _identity_outcome() -> tuple[str, float, float, int]:
+    """(quién gana, pérdida final plana, pérdida final residual, pasos)."""
+    from resnorm.identity import identity_learning
+
+    data = identity_learning()
+    plain, res = data["final"]["plain"], data["final"]["residual"]
+    steps = data["params"]["steps"]
+    if plain >= WIN_FACTOR * res:
+        return "residual", plain, res, steps
+    if res >= WIN_FACTOR * plain:
+        return "plain", plain, res, steps
+    return "tie", plain, res, steps
+
+
+def check_identity_prediction(fn: Callable) -> Feedback:
+    """Comprueba la predicción ``fn()``: ¿qué capa aprende mejor la identidad?
+
+    Capítulo 2: La conexión residual. ``fn()`` devuelve ``"plana"``, ``"residual"`` o
+    ``"iguales"``. El comprobador ejecuta ``resnorm.identity.identity_learning`` (las
+    dos capas ``tanh(W x + b)`` y ``x + tanh(W x + b)``, mismos pesos iniciales, 200
+    pasos de Adam) y compara: gana la capa cuya pérdida final es al menos
+    ``WIN_FACTOR`` veces menor; si no, es un empate.
+    """
+    title = "Predicción: ¿qué capa aprende la identidad?"
+    hint = (
+        "Piensa qué tendría que valer tanh(W x + b) en cada capa para que la salida "
+        "sea exactamente x, y si existen unos W y b que lo consigan."
+    )
+    if not callable(fn):
+        return not_a_function(title, fn, hint)
+    try:
+        got = fn()
+    except NotImplementedError:
+        return not_written(title, hint)
+    except Exception as exc:  # el estudiante puede lanzar cualquier cosa
+        line = f"✗ La función lanzó {type(exc).__name__}: {exc}"
+        return Feedback(title, False, [line], hint)
+    if got is None:
+        return Feedback(
+            title, False, ["La función devuelve None: ¿te falta el `return`?"], hint
+        )
+    key = _PREDICTIONS.get(_normalise(got)) if isinstance(got, str) else None
+    if key is None:
+        line = (
+            f"✗ No entiendo la respuesta {got!r}: devuelve el texto «plana», "
+            "«residual» o «iguales»."
+        )
+        return Feedback(title, False, [line], hint)
+    winner, plain, res, steps = _identity_outcome()
+    from resnorm.book import format_sci
+
+    result = (
+        f"Tras {steps} pasos, la pérdida de la capa plana es {format_sci(plain)} y la "
+        f"de la residual, {format_sci(res)}."
+    )
+    if key == winner:
+        return Feedback(title, True, [f"✓ Predijiste {_PREDICTION_NAME[key]}.",
+                                      f"✓ {result}"])
+    wrong_hint = {
+        "plain": (
+            "La capa plana tendría que convertir tanh(W x + b) en x, y tanh se curva "
+            "y nunca pasa de ±1: ningún W, b lo consigue del todo. ¿Qué le basta a la "
+            "residual?"
+        ),
+        "tie": (
+            "No acaban igual. En una de las dos capas existen unos pesos que dan la "
+            "identidad exacta; en la otra, no. ¿En cuál?"
+        ),
+        "residual": hint,
+    }[key]
+    lines = [f"✗ Predijiste {_PREDICTION_NAME[key]}, pero ganó "
+             f"{_PREDICTION_NAME[winner]}.", f"  {result}"]
+    return Feedback(title, False, lines, wrong_hint)
+
+
+# --- Ejercicio 2.5: los pesos que hacen de la capa residual la identidad -------------
+
+
+def _identity_cases() -> list[Case]:
+    rng = np.random.default_rng(0)
+    vectors = [
+        ("el vector del curso, d = 4", arr(PERRO_X)),
+        ("valores grandes, [−3, 0, 5]: fuera del rango de tanh", arr([-3.0, 0.0, 5.0])),
+        ("un lote de 2 vectores aleatorios, d = 5", rng.normal(0.0, 2.0, (2, 5))),
+    ]
+    return [(name, (x,), x) for name, x in vectors]
+
+
+def _block_output(weights: Callable) -> Callable:
+    """``x ↦ x + tanh(W x + b)`` con los ``(W, b) = weights(d)`` del estudiante."""
+
+    def output(x):
+        d = x.shape[-1]
+        answer = weights(d)
+        if answer is None:
+            return None
+        try:
+            W, b = answer
+        except (TypeError, ValueError):
+            raise ValueError(
+                "devuelve dos cosas, W y b: return W, b"
+            ) from None
+        W, b = np.asarray(W, dtype=float), np.asarray(b, dtype=float)
+        if W.shape != (d, d):
+            raise ValueError(f"W debe tener forma ({d}, {d}), pero tiene {W.shape}")
+        if b.shape != (d,):
+            raise ValueError(f"b debe tener forma ({d},), pero tiene {b.shape}")
+        return residual_tanh(x, W, b)
+
+    return output
+
+
+def check_identity_weights(fn: Callable) -> Feedback:
+    """Comprueba ``fn(d) = (W, b)`` tales que ``x + tanh(W x + b) = x`` para todo x.
+
+    Capítulo 2: La conexión residual. ``W``: (d, d), ``b``: (d,). La capa residual
+    contiene la identidad: con la rama a cero, ``F(x) = tanh(0) = 0``.
+    """
+    title = "La capa residual que no hace nada"
+    hint = (
+        "La salida es x + F(x). Para que sea x, ¿cuánto tiene que valer F(x) = "
+        "tanh(W x + b) para cualquier x? ¿Dónde vale eso tanh?"
+    )
+    if not callable(fn):
+        return not_a_function(title, fn, hint)
+
+    def eye(d):
+        return np.eye(d), np.zeros(d)
+
+    def ones_b(d):
+        return np.zeros((d, d)), np.ones(d)
+
+    mistakes = [
+        (
+            "Con W = I la rama da tanh(x), no 0: la salida sería x + tanh(x). En la "
+            "capa residual no hace falta copiar x, eso ya lo hace el atajo; la rama "
+            "tiene que valer 0.",
+            _block_output(eye),
+        ),
+        (
+            "Con b ≠ 0 la rama vale tanh(b) aunque W = 0: la salida se desplaza. La "
+            "rama tiene que valer 0 para cualquier x.",
+            _block_output(ones_b),
+        ),
+    ]
+    fb = check_with_mistakes(title, _block_output(fn), _identity_cases(), hint,
+                             mistakes)
+    if fb.passed:
+        fb.lines.append(
+            "✓ Con esos pesos la rama vale 0 y la salida es x, también fuera de ±1. "
+            "Sin el atajo, tanh(W x + b) daría 0, no x: la capa plana no contiene "
+            "la identidad."
+        )
+    return fb

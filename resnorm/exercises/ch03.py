@@ -42,7 +42,7 @@ def check_mean(fn: Callable) -> Feedback:
         "Media",
         fn,
         _stat_cases(lambda x: sum(x) / len(x)),
-        "Suma todos los valores y divide entre cuántos hay: sum(x) / len(x).",
+        "Suma todos los valores y divide entre cuántos hay.",
         mistakes,
     )
 
