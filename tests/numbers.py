@@ -18,6 +18,10 @@ EXPECTED_FILE = Path(__file__).with_name("expected_values.toml")
 ALLOWED_FILE = Path(__file__).with_name("allowed_numbers.toml")
 
 
+# Nombre de una figura pegada por resnorm.book.show_figure(name=...).
+FIGURE_NAME = re.compile(r"fig-\d\d-[a-z0-9-]+")
+
+
 def glued_values(nb) -> dict[str, object]:
     """Los valores pegados con ``glue`` en un notebook ejecutado: nombre → valor.
 
@@ -31,6 +35,8 @@ def glued_values(nb) -> dict[str, object]:
             meta = out.get("metadata", {}).get("scrapbook")
             if not meta:
                 continue
+            if FIGURE_NAME.fullmatch(meta.get("name", "")):
+                continue  # una figura numerada ({glue:figure}), no un número
             prefix = meta.get("mime_prefix", "")
             data = out.get("data", {})
             text = data.get(prefix + "text/plain")
