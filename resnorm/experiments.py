@@ -11,12 +11,14 @@ defecto de ``torch.nn.Linear`` (``W`` uniforme en ``±1/√fan_in``, varianza
 ``1/(3·fan_in)``): la que obtienes si apilas capas sin pensar en la escala.
 
 - Capítulo 1 «El problema de apilar capas»: ``first_layer_grad_vs_depth``,
-  ``first_layer_grad_by_init``, ``signal_survival``, ``orthogonal_layer_control``.
+  ``signal_survival``, ``orthogonal_layer_control``.
 - Capítulo 7 «El bloque completo»: ``transformer_grad_norms``,
   ``linear_post_ln_input_grad``.
 - Capítulo 9 «Profundidad: escalas y gradientes»: ``activation_std_per_layer``,
-  ``scaled_residual_std``, ``first_layer_grad_vs_gain``, ``transformer_grad_norms``,
-  ``tiny_training``.
+  ``scaled_residual_std``, ``first_layer_grad_vs_depth`` (con Pre-LN),
+  ``first_layer_grad_by_init``, ``transformer_grad_norms``, ``tiny_training``.
+  ``first_layer_grad_vs_gain`` es el mismo control con una ganancia continua; el
+  libro usa ``first_layer_grad_by_init`` y las pruebas comprueban los dos.
 """
 
 from __future__ import annotations
@@ -260,7 +262,8 @@ def first_layer_grad_by_init(
     y con ``5/3`` crece. Con atajo no se desvanece con ninguna.
 
     Devuelve ``{"params", "depths", "inits", "kinds", "grad_norm": {kind: {init:
-    [float por profundidad]}}}``. Capítulo 1: El problema de apilar capas.
+    [float por profundidad]}}}``. Capítulo 9: Profundidad: escalas y gradientes
+    (el Capítulo 1 adelanta la ganancia de ``nn.Linear``).
     """
     kinds = _check_kinds(kinds, ("plain", "residual"))
     inits = list(inits)
@@ -443,7 +446,7 @@ def activation_std_per_layer(
 
     Devuelve ``{"params", "layers": [0, …, n_layers], "curves": {clave: [std por
     capa]}}``; el índice 0 es la entrada. Capítulo 9: Profundidad: escalas y
-    gradientes (las curvas planas se adelantan en el Capítulo 1).
+    gradientes.
     """
     gains = {"plain_gain_0.9": 0.9, "plain_gain_1.0": 1.0, "plain_gain_1.1": 1.1}
 

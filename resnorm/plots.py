@@ -240,7 +240,7 @@ def _label(key: str) -> str:
 def plot_first_layer_grad(ax, data: Mapping):
     """Norma del gradiente en la primera capa frente a la profundidad (log-log).
 
-    ``data``: salida de ``experiments.first_layer_grad_vs_depth``. Capítulo 1.
+    ``data``: salida de ``experiments.first_layer_grad_vs_depth``. Capítulos 1 y 9.
     """
     _prepare(
         ax,
@@ -346,7 +346,7 @@ def plot_activation_std(ax, data: Mapping, curves: Sequence[str] | None = None):
 
     ``data``: salida de ``experiments.activation_std_per_layer``; ``curves`` elige
     qué curvas dibujar (por defecto, todas). Si está ``"pre_ln"``, añade la
-    referencia ``√(1 + l)`` en gris. Capítulo 9 (las curvas planas, Capítulo 1).
+    referencia ``√(1 + l)`` en gris. Capítulo 9.
     """
     _prepare(
         ax,

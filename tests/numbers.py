@@ -16,7 +16,10 @@ from tests.prose import prose_text
 
 EXPECTED_FILE = Path(__file__).with_name("expected_values.toml")
 ALLOWED_FILE = Path(__file__).with_name("allowed_numbers.toml")
-FIGURE_NAME_RE = re.compile(r"fig-\d\d-[a-z0-9-]+")
+
+
+# Nombre de una figura pegada por resnorm.book.show_figure(name=...).
+FIGURE_NAME = re.compile(r"fig-\d\d-[a-z0-9-]+")
 
 
 def glued_values(nb) -> dict[str, object]:
@@ -32,6 +35,8 @@ def glued_values(nb) -> dict[str, object]:
             meta = out.get("metadata", {}).get("scrapbook")
             if not meta:
                 continue
+            if FIGURE_NAME.fullmatch(meta.get("name", "")):
+                continue  # una figura numerada ({glue:figure}), no un número
             prefix = meta.get("mime_prefix", "")
             data = out.get("data", {})
             text = data.get(prefix + "text/plain")
@@ -42,9 +47,7 @@ def glued_values(nb) -> dict[str, object]:
             except (ValueError, SyntaxError):
                 value = text
             values[meta["name"]] = value
-    # Las figuras numeradas (show_figure(name="fig-NN-…")) se pegan con su texto alt:
-    # no son números de la prosa.
-    return {k: v for k, v in values.items() if not FIGURE_NAME_RE.fullmatch(k)}
+    return values
 
 
 def load_expected(path: Path = EXPECTED_FILE) -> dict[str, dict[str, dict]]:

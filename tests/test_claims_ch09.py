@@ -1,8 +1,9 @@
 """Lo que afirman los capítulos 9 a 11, comprobado en los experimentos de ``resnorm``.
 
-Capítulo 9: la rama escalada no explota y la pila plana necesita la ganancia justa,
-la residual no. Apéndice «¿Cuánto cuesta normalizar?»: solo relaciones que valen en
-cualquier máquina (pasadas y tráfico contados), nunca tiempos.
+Capítulo 9: la rama escalada no explota, la pila plana necesita la ganancia justa y
+la residual no, y sus curvas plana y residual son las de la Figura 1.3. Apéndice
+«¿Cuánto cuesta normalizar?»: solo relaciones que valen en cualquier máquina
+(pasadas y tráfico contados), nunca tiempos.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ torch = pytest.importorskip("torch")
 
 from resnorm import cost  # noqa: E402
 from resnorm.experiments import (  # noqa: E402
+    first_layer_grad_vs_depth,
     first_layer_grad_vs_gain,
     scaled_residual_std,
 )
@@ -53,6 +55,20 @@ def test_scaled_branch_stays_near_sqrt_e_at_any_depth():
 def test_unscaled_branch_doubles_the_variance_per_layer():
     std = scaled_residual_std(n_layers=40, width=256, branch_scale=1.0, seed=0)["std"]
     assert 1 / 4 < std[-1] / 2**20 < 4  # √2^40 = 2^20
+
+
+# --- Capítulo 9: la Figura 9.2 repite las curvas de la Figura 1.3 ---------------
+
+
+def test_adding_pre_ln_leaves_the_plain_and_residual_curves_of_chapter_1():
+    # El capítulo 9 pide las tres pilas; el 1, solo la plana y la residual. La prosa
+    # del 9 dice que las dos comunes dan los mismos números que en el capítulo 1.
+    depths = (1, 4, 16)
+    ch01 = first_layer_grad_vs_depth(depths=depths, kinds=("plain", "residual"), seed=0)
+    ch09 = first_layer_grad_vs_depth(depths=depths, seed=0)
+    assert ch09["kinds"] == ["plain", "residual", "pre_ln"]
+    for kind in ("plain", "residual"):
+        assert ch09["grad_norm"][kind] == ch01["grad_norm"][kind], kind
 
 
 # --- Capítulo 9: la ganancia, con y sin atajo ---------------------------------------

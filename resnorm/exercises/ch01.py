@@ -50,7 +50,8 @@ def check_depth_factor(fn: Callable) -> Feedback:
         "Factor total tras apilar capas",
         fn,
         cases,
-        "Multiplica `factor` por sí mismo `depth` veces (en Python: factor ** depth).",
+        "Cada capa vuelve a multiplicar lo que le llega: tras `depth` capas hay "
+        "`depth` factores iguales. Si te atascas, abre las pistas del ejercicio.",
         mistakes,
         rtol=1e-9,
         atol=0.0,
@@ -127,6 +128,7 @@ def check_residual_stack(fn: Callable) -> Feedback:
         "Pila con conexión residual",
         fn,
         _stack_cases(),
-        "Empieza con h = x y, para cada capa F de la lista, haz h = h + F(h).",
+        "Cada capa recibe la salida de la anterior, y el atajo le suma lo que "
+        "recibió. Si te atascas, abre las pistas del ejercicio.",
         mistakes,
     )

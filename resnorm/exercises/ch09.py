@@ -44,8 +44,8 @@ def check_pre_ln_stream_std(fn: Callable) -> Feedback:
         "Std del flujo residual Pre-LN",
         fn,
         cases,
-        "Las varianzas de sumandos independientes se suman: 1 (la entrada) + 1 por "
-        "capa. La std es la raíz de la varianza.",
+        "Las varianzas de sumandos independientes se suman, y la std es la raíz de la "
+        "varianza. Si te atascas, abre las pistas del ejercicio.",
         mistakes,
     )
 
@@ -72,7 +72,8 @@ def check_residual_stream_std(fn: Callable) -> Feedback:
         "Std del flujo residual sin LayerNorm",
         fn,
         cases,
-        "Var(h + W h) = Var(h) + Var(W h) = 2·Var(h) en cada capa; std = √Var.",
+        "Lo que suma cada capa tiene la varianza de h en ese momento. Si te atascas, "
+        "abre las pistas del ejercicio.",
         mistakes,
         rtol=1e-9,
     )

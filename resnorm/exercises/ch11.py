@@ -53,7 +53,8 @@ def check_layernorm_count(fn: Callable) -> Feedback:
         "Cuántas LayerNorm hay en la pila",
         fn,
         cases,
-        "Dos por bloque (una por subcapa) y, solo en Pre-LN, una más al final.",
+        "Cuenta las subcapas de un bloque y piensa qué pasa al final de la pila en "
+        "cada orden. Si te atascas, abre las pistas del ejercicio.",
         mistakes,
     )
 
@@ -115,7 +116,7 @@ def check_pre_ln_stack(fn: Callable) -> Feedback:
         "Pila Pre-LN",
         fn,
         cases,
-        "Recorre blocks; en cada uno h = h + attention(layer_norm(h, eps=eps)) y "
-        "h = h + ffn(layer_norm(h, eps=eps)). Devuelve layer_norm(h, eps=eps).",
+        "Dos subcapas por bloque, las dos en orden Pre-LN, y una LayerNorm al final. "
+        "Si te atascas, abre las pistas del ejercicio.",
         mistakes,
     )
