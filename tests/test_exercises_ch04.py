@@ -1,4 +1,5 @@
-"""Capítulo 4: los comprobadores de LayerNorm de un vector y de un lote."""
+"""Capítulo 4: los comprobadores de LayerNorm de un vector, de un lote y de un tensor
+(B, T, C): el eje del fallo y la línea que convierte BatchNorm en LayerNorm."""
 
 from __future__ import annotations
 
@@ -43,9 +44,31 @@ def _ln_whole_batch(X, eps=1e-5):
     return (X - X.mean()) / np.sqrt(X.var() + eps)
 
 
+def _over(axis):
+    def norm(x, eps=1e-5):
+        x = np.asarray(x, dtype=float)
+        mu = x.mean(axis=axis, keepdims=True)
+        var = ((x - mu) ** 2).mean(axis=axis, keepdims=True)
+        return (x - mu) / np.sqrt(var + eps)
+
+    return norm
+
+
+def layer_norm_con_fallo(x, eps=1e-5):
+    """La del ejercicio 4.3, tal cual: escrita para (n, d), falla con (B, T, C)."""
+    return _over(1)(x, eps)
+
+
+def batch_norm(x, eps=1e-5):
+    """La del ejercicio 4.4, tal cual: μ y σ² por componente, sobre B y T."""
+    return _over((0, 1))(x, eps)
+
+
 SOLUTIONS = [
     (ch04.check_layer_norm, layer_norm),
     (ch04.check_layer_norm_batch, layer_norm),
+    (ch04.check_layer_norm_axis, _over(-1)),
+    (ch04.check_batch_to_layer_norm, _over(-1)),
 ]
 
 MISTAKES = [
@@ -57,4 +80,66 @@ MISTAKES = [
      lambda x, eps=1e-5: np.asarray(x) - np.mean(x), "falta el paso 2"),
     (ch04.check_layer_norm_batch, _ln_by_column, "BatchNorm"),
     (ch04.check_layer_norm_batch, _ln_whole_batch, "cada vector por separado"),
+    (ch04.check_layer_norm_axis, layer_norm_con_fallo, "a lo largo de T (axis=1)"),
+    (ch04.check_layer_norm_axis, _over(0), "a lo largo de B (axis=0)"),
+    (ch04.check_layer_norm_axis, _over((0, 1)), "como BatchNorm"),
+    (ch04.check_layer_norm_axis, _over(None), "el tensor entero"),
+    (ch04.check_layer_norm_axis, _over(2), "cuéntalo desde el final"),
+    (ch04.check_batch_to_layer_norm, batch_norm, "Sigue siendo BatchNorm"),
+    (ch04.check_batch_to_layer_norm, _over(1), "a lo largo de T (axis=1)"),
+    (ch04.check_batch_to_layer_norm, _over((1, 2)), "la frase entera"),
+    (ch04.check_batch_to_layer_norm,
+     lambda x, eps=1e-5: _over(-1)(x, 1e-5), "argumento eps"),
 ]
+
+
+def test_every_wrong_axis_gives_another_result_on_every_btc_case():
+    """Los casos (B, T, C) distinguen el eje bueno de cada uno de los malos."""
+    inputs = [x for _, x in ch04._btc_inputs()]
+    assert all(x.ndim == 3 for x in inputs)
+    for axis in [0, 1, (0, 1), (1, 2), None]:
+        for x in inputs:
+            assert np.abs(_over(axis)(x) - layer_norm(x)).max() > 0.1, (axis, x.shape)
+
+
+def test_the_buggy_layer_norm_works_on_rows_and_fails_on_btc():
+    rows = np.random.default_rng(0).normal(size=(3, 4))
+    assert np.allclose(layer_norm_con_fallo(rows), layer_norm(rows))
+    fb = ch04.check_layer_norm_axis(layer_norm_con_fallo)
+    assert fb.lines[0].startswith("✓") and all(
+        line.startswith("✗") for line in fb.lines[1:]
+    )
+    assert "Cada token no queda con media 0" in fb.hint
+    # el síntoma en cada tensor (B, T, C), no el volcado del tensor entero
+    assert all("la media de un token llega a" in line for line in fb.lines[1:])
+    assert all("obtuve" not in line for line in fb.lines)
+
+
+def test_batch_norm_of_the_exercise_is_torch_batch_norm_in_training_mode():
+    import torch
+    from torch.nn import functional as F
+
+    x = np.random.default_rng(1).normal(size=(2, 3, 4))
+    flat = torch.tensor(x.reshape(-1, 4))
+    expected = F.batch_norm(flat, None, None, training=True, eps=1e-5)
+    assert np.allclose(batch_norm(x), expected.numpy().reshape(x.shape))
+
+
+def test_the_checker_compares_with_torch_layer_norm():
+    import torch
+    from torch.nn import functional as F
+
+    def torch_ln(x, eps):
+        t = torch.tensor(x)
+        return F.layer_norm(t, t.shape[-1:], eps=eps)
+
+    assert ch04.check_batch_to_layer_norm(torch_ln).passed
+
+
+def test_an_output_that_loses_the_reduced_axis_is_told_its_shape():
+    def squeezed(x, eps=1e-5):
+        x = np.asarray(x, dtype=float)
+        return (x - x.mean(axis=-1, keepdims=True)).mean(axis=-1)
+
+    fb = ch04.check_layer_norm_axis(squeezed)
+    assert not fb.passed and "forma" in fb.hint

@@ -136,7 +136,7 @@ def check_layer_norm_fixed(fn: Callable) -> Feedback:
         "LayerNorm corregida",
         student,
         cases,
-        "μ = x.mean(-1, keepdim=True); σ² = x.var(-1, keepdim=True, correction=0); "
-        "devuelve (x − μ)/torch.sqrt(σ² + eps).",
+        "Dos arreglos: la varianza poblacional, que divide entre d (mira el "
+        "argumento correction de x.var), y ε dentro de la raíz: (x − μ)/√(σ² + ε).",
         mistakes,
     )
