@@ -362,7 +362,7 @@ def _ch04():
             Numeric(
                 id="ch04-epsilon",
                 prompt=(
-                    "Ahora con el ε de Keras, ε = 0.001: ¿cuánto vale x̂₄ = (x₄ − μ) / "
+                    "Ahora con un ε mayor, ε = 0.001: ¿cuánto vale x̂₄ = (x₄ − μ) / "
                     "√(σ² + ε)? Usa los mismos μ y σ."
                 ),
                 answer=keras,
