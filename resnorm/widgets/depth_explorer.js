@@ -2,9 +2,8 @@
 // Los datos vienen precalculados de Python (resnorm.experiments); aquí solo
 // se eligen series y posición, y se dibuja en escala logarítmica.
 import { formatNumber, logRange } from "./compute.js";
-import {
-  clear, commit, field, frame, h, live, logLineChart, read, s, uid,
-} from "./ui.js";
+import { clear, h, s, uid } from "./dom.js";
+import { commit, field, frame, live, logLineChart, read } from "./ui.js";
 
 // El estilo de cada serie (color, trazo, marcador y nombre) llega de Python en
 // el trait «styles»: es el de resnorm.plots.SERIES_STYLE, el de las figuras.

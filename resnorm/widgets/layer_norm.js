@@ -5,9 +5,8 @@
 import {
   barRange, cleanRoundoff, formatNumber, layerNormSteps,
 } from "./compute.js";
-import {
-  barChart, clear, commit, field, frame, h, legend, live, read, s, uid,
-} from "./ui.js";
+import { clear, h, s, uid } from "./dom.js";
+import { barChart, commit, field, frame, legend, live, read } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
 const fmtVec = (v) => `[${v.map((a) => formatNumber(a)).join(", ")}]`;
