@@ -260,8 +260,8 @@ function render({ model, el }) {
     refresh();
   };
   window.addEventListener(CHANGE_EVENT, onChange);
-  el.append(h("section", { class: "rn-widget rn-quiz", "aria-label": "Practica" }, [
-    h("p", { class: "rn-title", text: "Practica" }),
+  el.append(h("section", { class: "rn-widget rn-quiz", "aria-label": "Práctica" }, [
+    h("p", { class: "rn-title", text: "Práctica" }),
     ...list,
     h("div", { class: "rn-quiz-footer" }, [progress, reset]),
     storageNote,
