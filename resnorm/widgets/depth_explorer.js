@@ -64,6 +64,12 @@ function render({ model, el }) {
     summary,
   );
 
+  // En un teléfono el gráfico se dibuja más estrecho (menos unidades de viewBox):
+  // mostrado a ~330 px, el texto de los ejes sigue midiendo unos 11 px.
+  const narrow = typeof window !== "undefined" && window.matchMedia
+    ? window.matchMedia("(max-width: 575.98px)") : null;
+  const chartWidth = () => (narrow && narrow.matches ? 340 : 520);
+
   let checkboxes = [];
   function seriesKeys() {
     return Object.keys(data(view).series || {});
@@ -135,6 +141,7 @@ function render({ model, el }) {
       series,
       selected: p,
       decades: logRange(all),
+      width: chartWidth(),
       title: `${VIEWS[view].option}, escala logarítmica`,
       xLabel: VIEWS[view].xLabel,
       yLabel: VIEWS[view].yLabel,
@@ -197,10 +204,16 @@ function render({ model, el }) {
     e, () => { if (!echo.saving) cb(); },
   ]);
   listeners.forEach(([e, cb]) => model.on(e, cb));
+  if (narrow && narrow.addEventListener) narrow.addEventListener("change", update);
   rebuildSeries();
   resetPosition();
   update();
-  return () => listeners.forEach(([e, cb]) => model.off(e, cb));
+  return () => {
+    listeners.forEach(([e, cb]) => model.off(e, cb));
+    if (narrow && narrow.removeEventListener) {
+      narrow.removeEventListener("change", update);
+    }
+  };
 }
 
 export default { render };
