@@ -151,5 +151,7 @@ def test_every_figure_reference_resolves_to_its_number(rel):
                 problems.append(f"«{label}» lleva a #{anchor}, que no es una figura")
             continue
         if label != numbers[anchor]:
-            problems.append(f"«{label}» lleva a una figura que dice «{numbers[anchor]}»")
+            problems.append(
+                f"«{label}» lleva a una figura que dice «{numbers[anchor]}»"
+            )
     assert not problems, f"{rel}:\n" + "\n".join(problems)

@@ -256,7 +256,8 @@ def _site_figures():
 @pytest.mark.build
 def test_site_scan_finds_every_figure_also_inside_numbered_glue_figures(built_site):
     """La búsqueda de figuras de estas pruebas (una expresión regular) ve las mismas
-    ``img.curso-figura`` que un analizador de HTML, también las de los pies numerados."""
+    ``img.curso-figura`` que un analizador de HTML, también las de los pies
+    numerados."""
     from bs4 import BeautifulSoup
 
     from tests.helpers import html_pages

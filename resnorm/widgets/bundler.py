@@ -95,8 +95,9 @@ def bundle(entry: str, directory: Path | None = None) -> str:
 
     Así no chocan los nombres internos de módulos distintos. Solo se admite
     ``import { a, b } from "./archivo.js";`` o ``from "../carpeta/archivo.js"`` (sin
-    alias, sin ``export default`` en las dependencias); cualquier otra forma lanza ``ValueError``: mejor fallar aquí
-    que en el navegador. El módulo de entrada conserva su ``export default``.
+    alias, sin ``export default`` en las dependencias); cualquier otra forma lanza
+    ``ValueError``: mejor fallar aquí que en el navegador. El módulo de entrada
+    conserva su ``export default``.
     """
     directory = _HERE if directory is None else Path(directory)
     order: list[str] = []
@@ -172,7 +173,10 @@ def minify_css(css: str) -> str:
 
 def read_css(sheet: Path | None = None) -> str:
     """Los colores del tema (``colores.css``) y la hoja ``sheet`` (por defecto la común
-    de los widgets, ``widgets.css``), ya aligerados. Las preguntas pasan ``quiz.css``."""
+    de los widgets, ``widgets.css``), ya aligerados.
+
+    Las preguntas pasan ``quiz.css``.
+    """
     sheet = _HERE / "widgets.css" if sheet is None else Path(sheet)
     parts = (_HERE / "colores.css", sheet)
     return minify_css("\n".join(p.read_text(encoding="utf-8") for p in parts))
