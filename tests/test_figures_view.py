@@ -40,7 +40,11 @@ MIN_LAPTOP_PX = 11.0
 #: pantalla 3×, y el lector puede ampliar con dos dedos.
 MIN_PHONE_PX = 8.0
 
-_IMG = re.compile(r"<img\b[^>]*\bclass=\"curso-figura\"[^>]*>")
+# Una figura del curso, también dentro del <figure> numerado de un {glue:figure} (allí
+# myst-nb reescribe la etiqueta: los atributos cambian de orden y cierra con «/>»).
+_IMG = re.compile(
+    r"<img\b[^>]*\bclass=\"(?:[^\"]*\s)?curso-figura(?:\s[^\"]*)?\"[^>]*>"
+)
 
 
 def _attr(tag: str, name: str) -> str:
@@ -247,6 +251,24 @@ def _site_figures():
         text = (BUILD_HTML / rel).read_text(encoding="utf-8")
         out += [(rel, i, tag) for i, tag in enumerate(_IMG.findall(text))]
     return out
+
+
+@pytest.mark.build
+def test_site_scan_finds_every_figure_also_inside_numbered_glue_figures(built_site):
+    """La búsqueda de figuras de estas pruebas (una expresión regular) ve las mismas
+    ``img.curso-figura`` que un analizador de HTML, también las de los pies
+    numerados."""
+    from bs4 import BeautifulSoup
+
+    from tests.helpers import html_pages
+
+    in_figures = 0
+    for rel in html_pages(built_site):
+        text = (built_site / rel).read_text(encoding="utf-8")
+        images = BeautifulSoup(text, "html.parser").select("img.curso-figura")
+        assert len(_IMG.findall(text)) == len(images), rel
+        in_figures += sum(img.find_parent("figure") is not None for img in images)
+    assert in_figures >= 1, "ninguna figura dentro de un {glue:figure}"
 
 
 @pytest.mark.build

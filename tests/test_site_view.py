@@ -177,6 +177,12 @@ def _wait_until_drawn(page) -> None:
         timeout=LOAD_TIMEOUT,
     )
     page.add_style_tag(content=NO_MOTION)
+    # Las figuras llevan loading="lazy": una foto de la página entera no se desplaza,
+    # así que sin esto saldrían en blanco. Su caja ya está reservada (width, height).
+    page.evaluate(
+        "() => Promise.all([...document.images].map((img) => {"
+        " img.loading = 'eager'; return img.decode().catch(() => null); }))"
+    )
     page.evaluate("document.fonts.ready")
     # interfaz-es.js revisa las cajas desplazables en el siguiente fotograma.
     page.evaluate(

@@ -35,9 +35,8 @@
   // Fórmulas, tablas y código más anchos que la columna se desplazan dentro de su
   // caja. Para que se note, la caja lleva la clase «curso-desplazable» y se difumina
   // por el lado en el que queda contenido (curso.css); la clase se revisa al
-  // desplazar, al cambiar el tamaño y cuando MathJax o un widget dibujan algo nuevo.
+  // desplazar, al cambiar el tamaño y cuando un widget dibuja algo nuevo.
   var SCROLLERS = [
-    "mjx-container[display='true']",
     // Fórmulas en bloque de KaTeX (formulas.css).
     ".katex-display > .katex",
     ".pst-scrollable-table-container",

@@ -2,7 +2,7 @@
 
 Vive con el libro, no en ``resnorm`` (la biblioteca del curso no depende de Sphinx):
 ``_config.yml`` la carga con ``sphinx.local_extensions`` desde ``book/_ext/``. Hace
-cinco cosas:
+siete cosas:
 
 1. **Interfaz en español.** Los catálogos de ``book/_ext/locale/es/LC_MESSAGES/*.po``
    (uno por dominio de gettext: ``sphinx``, ``booktheme``, ``exercise``) se compilan en
@@ -15,8 +15,8 @@ cinco cosas:
 3. **Iconos ligeros.** En lugar de ``fontawesome.js`` (unos 540 KB comprimido: todos
    los iconos) el sitio usa las fuentes de «Font Awesome» que trae el tema, recortadas a
    los iconos que aparecen en el sitio (``_static/iconos/``).
-4. **MathJax solo en páginas con fórmulas**, y el índice de búsqueda solo en la página
-   de búsqueda.
+4. **El índice de búsqueda solo en la página de búsqueda** (las fórmulas las dibuja
+   KaTeX al construir: ``book/_ext/math_katex.py``).
 5. Quita scripts repetidos (``sphinx-thebe``) y copia los estáticos propios que cambien.
 6. **Destinos de lanzamiento** (``configure_launch_targets``): un destino vacío en
    ``_config.yml`` no se muestra; el código en vivo (Thebe) sale de la copia del sitio
@@ -215,8 +215,8 @@ def retouch_html(
             f"window.CURSO_BINDER_URL = {binder}",
             html,
         )
-        # Sin esto Thebe 0.9 pide MathJax 2 a cdnjs para sus salidas: el sitio ya
-        # trae MathJax 3.
+        # Sin esto Thebe 0.9 pide MathJax 2 a cdnjs para sus salidas (las fórmulas
+        # del sitio ya vienen dibujadas por KaTeX).
         html = html.replace(
             "requestKernel: true,",
             "requestKernel: true,\n        mathjaxUrl: false,",
@@ -479,45 +479,8 @@ def _write_icon_fonts(app, exception) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# 4. MathJax solo donde hay fórmulas; 5. scripts repetidos
+# 5. Scripts repetidos
 # --------------------------------------------------------------------------------------
-
-
-def has_math(doctree) -> bool:
-    """¿Tiene la página alguna fórmula (en línea o en bloque)?"""
-    if doctree is None:
-        return False
-    formulas = doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block)))
-    return next(iter(formulas), None) is not None
-
-
-def _script_src(script) -> str:
-    return getattr(script, "filename", None) or ""
-
-
-def _script_body(script) -> str:
-    return (getattr(script, "attributes", None) or {}).get("body", "") or ""
-
-
-def _mathjax_only_with_math(app, pagename, templatename, context, doctree) -> None:
-    """Quita MathJax de las páginas sin fórmulas.
-
-    ``sphinx.ext.mathjax`` lo añade también a una página cuyos *hijos* en el índice
-    tienen fórmulas (pensado para el constructor ``singlehtml``): la portada lo cargaba.
-    """
-    if has_math(doctree):
-        return
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    mathjax = str(app.config.mathjax_path)
-    context["script_files"] = [
-        s
-        for s in scripts
-        # el constructor le antepone «_static/» a las rutas relativas
-        if not str(_script_src(s)).endswith(mathjax)
-        and not _script_body(s).startswith("window.MathJax")
-    ]
 
 
 def _dedupe_scripts(
@@ -785,7 +748,6 @@ def setup(app) -> dict[str, Any]:
     app.add_css_file(ICONS_CSS)
     app.add_js_file("js/interfaz-es.js", priority=900)
     app.add_js_file("js/codigo-en-vivo.js", priority=900)
-    app.connect("html-page-context", _mathjax_only_with_math, priority=890)
     app.connect("html-page-context", _dedupe_scripts, priority=900)
     app.connect("html-page-context", _search_summaries, priority=910)
     app.connect("html-page-context", _add_description, priority=920)
@@ -803,7 +765,6 @@ __all__ = [
     "page_description",
     "CourseTemplates",
     "FIXED_TEXTS",
-    "has_math",
     "retouch_html",
     "strip_accents",
     "used_icon_codepoints",

@@ -144,9 +144,9 @@ def _bundle_esm() -> str:
 
 
 def _read_css() -> str:
-    from resnorm.widgets import minify_css
+    from resnorm.widgets.bundler import read_css
 
-    return minify_css((_HERE / "quiz.css").read_text(encoding="utf-8"))
+    return read_css(_HERE / "quiz.css")
 
 
 class Quiz(anywidget.AnyWidget):

@@ -1,5 +1,6 @@
 // Preguntas del curso en la página: se contestan, se diagnostican y el progreso se
 // guarda en este navegador (localStorage). Sin núcleo y sin red.
+import { h, uid } from "../widgets/dom.js";
 import { chapterProgress, checkNumeric, parseAnswer, progressText } from "./quiz_core.js";
 
 const KINDS = {
@@ -8,32 +9,7 @@ const KINDS = {
   concepto: "Concepto",
 };
 const CHANGE_EVENT = "rn-quiz-change";
-let counter = 0;
 const memoryStore = {};
-
-function uid(prefix) {
-  counter += 1;
-  return `rn-quiz-${prefix}-${counter}-${Math.floor(Math.random() * 1e6)}`;
-}
-
-function h(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      node.addEventListener(key.slice(2), value);
-    } else if (key === "text") {
-      node.textContent = value;
-    } else {
-      node.setAttribute(key, value === true ? "" : String(value));
-    }
-  }
-  for (const child of [].concat(children)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 // localStorage puede no existir (navegación privada, archivo local): entonces el
 // progreso vive solo mientras la página está abierta, y se dice.
@@ -87,8 +63,8 @@ function say(region, text, tone) {
 }
 
 function numericQuestion(question, ctx) {
-  const inputId = uid("respuesta");
-  const tolId = uid("tol");
+  const inputId = uid("quiz-respuesta");
+  const tolId = uid("quiz-tol");
   const input = h("input", {
     id: inputId, type: "text", inputmode: "decimal", autocomplete: "off",
     spellcheck: "false", class: "rn-quiz-input", "aria-describedby": tolId,
@@ -183,7 +159,7 @@ function numericQuestion(question, ctx) {
 }
 
 function choiceQuestion(question, ctx) {
-  const name = uid("opcion");
+  const name = uid("quiz-opcion");
   const feedback = h("div", { class: "rn-quiz-feedback", role: "status", "aria-live": "polite" });
   const radios = question.options.map((option, i) => {
     const id = `${name}-${i}`;
@@ -256,7 +232,7 @@ function render({ model, el }) {
   const list = questions.map((question, i) => {
     const view = question.type === "numeric" ? numericQuestion(question, ctx) : choiceQuestion(question, ctx);
     views.push({ question, view });
-    const promptId = uid("enunciado");
+    const promptId = uid("quiz-enunciado");
     return h("section", { class: "rn-quiz-question", "aria-labelledby": promptId }, [
       h("p", { class: "rn-quiz-kind", text: `${KINDS[question.kind] || "Pregunta"} · ${i + 1}/${questions.length}` }),
       h("p", { id: promptId, class: "rn-quiz-prompt", text: question.prompt }),
@@ -284,8 +260,8 @@ function render({ model, el }) {
     refresh();
   };
   window.addEventListener(CHANGE_EVENT, onChange);
-  el.append(h("section", { class: "rn-widget rn-quiz", "aria-label": "Practica" }, [
-    h("p", { class: "rn-title", text: "Practica" }),
+  el.append(h("section", { class: "rn-widget rn-quiz", "aria-label": "Práctica" }, [
+    h("p", { class: "rn-title", text: "Práctica" }),
     ...list,
     h("div", { class: "rn-quiz-footer" }, [progress, reset]),
     storageNote,

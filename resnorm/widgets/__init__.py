@@ -14,7 +14,8 @@ el widget y viaja como atributo sincronizado («trait»); también las constante
 valores por defecto, opciones de ε, paleta), en ``settings``: se definen una sola vez,
 en Python. El mismo widget funciona en JupyterLab con núcleo.
 
-``bundler.py`` junta cada widget con ``compute.js`` y ``ui.js`` en un único módulo ES.
+``bundler.py`` junta cada widget con ``compute.js``, ``dom.js`` y ``ui.js`` en un único
+módulo ES; sus colores (``colores.css``) los comparten con las preguntas.
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 // Solo muestra: los pasos (vectores y estadísticas) los calcula
 // resnorm.trace en Python al construir el widget.
 import { barRange, cleanRoundoff, formatNumber } from "./compute.js";
-import {
-  barChart, clear, commit, frame, h, legend, live, read, s, uid,
-} from "./ui.js";
+import { clear, h, s, uid } from "./dom.js";
+import { barChart, commit, frame, legend, live, read } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
 const ORDERS = [

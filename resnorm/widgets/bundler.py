@@ -7,6 +7,7 @@ Infraestructura de los widgets (sin capítulo). Un ESM de anywidget se carga com
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -14,10 +15,12 @@ __all__ = ["bundle", "minify_css", "read_css", "strip_comments"]
 
 _HERE = Path(__file__).resolve().parent
 
-# Un import relativo con nombres: import { a, b } from "./compute.js";
+# Un import relativo con nombres: import { a, b } from "./compute.js"; también de una
+# carpeta hermana (las preguntas usan los ayudantes de los widgets):
+# import { h } from "../widgets/dom.js";
 _IMPORT_RE = re.compile(
-    r"^import\s*\{(?P<names>[^}]*)\}\s*from\s*[\"']\./(?P<file>[\w.-]+\.js)[\"'];?"
-    r"[ \t]*$",
+    r"^import\s*\{(?P<names>[^}]*)\}\s*from\s*[\"']"
+    r"(?P<file>\./[\w.-]+\.js|\.\./[\w-]+/[\w.-]+\.js)[\"'];?[ \t]*$",
     re.M,
 )
 _ANY_IMPORT_RE = re.compile(r"^\s*import\b|\bimport\s*\(", re.M)
@@ -29,7 +32,15 @@ _EXPORT_RE = re.compile(
 
 
 def _module_var(filename: str) -> str:
-    return "__rn_" + re.sub(r"\W", "_", filename[: -len(".js")])
+    """``a.js`` → ``__rn_a``; ``../widgets/dom.js`` → ``__rn_widgets_dom``."""
+    name = re.sub(r"^(?:\.\./)+", "", filename)[: -len(".js")]
+    return "__rn_" + re.sub(r"\W", "_", name)
+
+
+def _relative(importer: str, target: str) -> str:
+    """La ruta de ``target`` (tal como la escribe ``importer``) desde la carpeta de
+    entrada: ``("../widgets/ui.js", "./compute.js")`` → ``"../widgets/compute.js"``."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(importer), target))
 
 
 def strip_comments(text: str) -> str:
@@ -83,9 +94,10 @@ def bundle(entry: str, directory: Path | None = None) -> str:
         const { formatNumber } = __rn_compute;
 
     Así no chocan los nombres internos de módulos distintos. Solo se admite
-    ``import { a, b } from "./archivo.js";`` (sin alias, sin ``export default`` en
-    las dependencias); cualquier otra forma lanza ``ValueError``: mejor fallar aquí
-    que en el navegador. El módulo de entrada conserva su ``export default``.
+    ``import { a, b } from "./archivo.js";`` o ``from "../carpeta/archivo.js"`` (sin
+    alias, sin ``export default`` en las dependencias); cualquier otra forma lanza
+    ``ValueError``: mejor fallar aquí que en el navegador. El módulo de entrada
+    conserva su ``export default``.
     """
     directory = _HERE if directory is None else Path(directory)
     order: list[str] = []
@@ -95,7 +107,8 @@ def bundle(entry: str, directory: Path | None = None) -> str:
 
     def rewrite(filename: str, text: str) -> str:
         def repl(match: re.Match) -> str:
-            dep = match.group("file")
+            # La ruta, relativa a la carpeta de entrada: «./a.js» → «a.js».
+            dep = _relative(filename, match.group("file"))
             names = _parse_names(match.group("names"), filename)
             visit(dep)
             missing = [n for n in names if n not in exports[dep]]
@@ -158,6 +171,12 @@ def minify_css(css: str) -> str:
     return re.sub(r"\s*([{};,])\s*", r"\1", css).strip()
 
 
-def read_css() -> str:
-    """La hoja de estilo común de los widgets, ya aligerada."""
-    return minify_css((_HERE / "widgets.css").read_text(encoding="utf-8"))
+def read_css(sheet: Path | None = None) -> str:
+    """Los colores del tema (``colores.css``) y la hoja ``sheet`` (por defecto la común
+    de los widgets, ``widgets.css``), ya aligerados.
+
+    Las preguntas pasan ``quiz.css``.
+    """
+    sheet = _HERE / "widgets.css" if sheet is None else Path(sheet)
+    parts = (_HERE / "colores.css", sheet)
+    return minify_css("\n".join(p.read_text(encoding="utf-8") for p in parts))

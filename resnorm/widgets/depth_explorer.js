@@ -2,9 +2,8 @@
 // Los datos vienen precalculados de Python (resnorm.experiments); aquí solo
 // se eligen series y posición, y se dibuja en escala logarítmica.
 import { formatNumber, logRange } from "./compute.js";
-import {
-  clear, commit, field, frame, h, live, logLineChart, read, s, uid,
-} from "./ui.js";
+import { clear, h, s, uid } from "./dom.js";
+import { commit, field, frame, live, logLineChart, read } from "./ui.js";
 
 // El estilo de cada serie (color, trazo, marcador y nombre) llega de Python en
 // el trait «styles»: es el de resnorm.plots.SERIES_STYLE, el de las figuras.
@@ -64,6 +63,12 @@ function render({ model, el }) {
     svg,
     summary,
   );
+
+  // En un teléfono el gráfico se dibuja más estrecho (menos unidades de viewBox):
+  // mostrado a ~330 px, el texto de los ejes sigue midiendo unos 11 px.
+  const narrow = typeof window !== "undefined" && window.matchMedia
+    ? window.matchMedia("(max-width: 575.98px)") : null;
+  const chartWidth = () => (narrow && narrow.matches ? 340 : 520);
 
   let checkboxes = [];
   function seriesKeys() {
@@ -136,6 +141,7 @@ function render({ model, el }) {
       series,
       selected: p,
       decades: logRange(all),
+      width: chartWidth(),
       title: `${VIEWS[view].option}, escala logarítmica`,
       xLabel: VIEWS[view].xLabel,
       yLabel: VIEWS[view].yLabel,
@@ -198,10 +204,16 @@ function render({ model, el }) {
     e, () => { if (!echo.saving) cb(); },
   ]);
   listeners.forEach(([e, cb]) => model.on(e, cb));
+  if (narrow && narrow.addEventListener) narrow.addEventListener("change", update);
   rebuildSeries();
   resetPosition();
   update();
-  return () => listeners.forEach(([e, cb]) => model.off(e, cb));
+  return () => {
+    listeners.forEach(([e, cb]) => model.off(e, cb));
+    if (narrow && narrow.removeEventListener) {
+      narrow.removeEventListener("change", update);
+    }
+  };
 }
 
 export default { render };

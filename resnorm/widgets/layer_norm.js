@@ -5,9 +5,8 @@
 import {
   barRange, cleanRoundoff, formatNumber, layerNormSteps,
 } from "./compute.js";
-import {
-  barChart, clear, commit, field, frame, h, legend, live, read, s, uid,
-} from "./ui.js";
+import { clear, h, s, uid } from "./dom.js";
+import { barChart, commit, field, frame, legend, live, read } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
 const fmtVec = (v) => `[${v.map((a) => formatNumber(a)).join(", ")}]`;
@@ -43,7 +42,7 @@ function slider(name, i, value, range, onInput) {
   return { row, set };
 }
 
-function stepsTable(r, labels) {
+function stepsTable(r, labels, titleId) {
   const head = h("tr", {}, [h("th", { scope: "col", text: "Paso" })].concat(
     labels.map((l) => h("th", { scope: "col", text: l })),
     [h("th", { scope: "col", text: "media" }), h("th", { scope: "col", text: "std" })],
@@ -60,8 +59,9 @@ function stepsTable(r, labels) {
       statMean(r.normalized), statStd(r.normalized)));
     rows.push(row("3. γ ⊙ … + β", r.output, statMean(r.output), r.outputStd));
   }
-  return h("table", { class: "rn-table" }, [
-    h("caption", { text: "Los pasos de LayerNorm, componente a componente" }),
+  // El título va fuera de la caja que se desplaza (tableTitle): en un teléfono, un
+  // <caption> mide lo que la tabla y quedaba cortado a la derecha.
+  return h("table", { class: "rn-table", "aria-labelledby": titleId }, [
     h("thead", {}, head),
     h("tbody", {}, rows),
   ]);
@@ -176,8 +176,15 @@ function render({ model, el }) {
     { name: "Salida γ ⊙ normalizado + β", color: palette.vermillion },
   ];
   const summary = live("div", "rn-summary");
+  const tableId = uid("pasos");
+  const tableTitle = h("p", {
+    class: "rn-table-title", id: tableId,
+    text: "Los pasos de LayerNorm, componente a componente",
+  });
   const tableBox = h("div", { class: "rn-table-box" });
-  root.append(top, xGroup, affine, buttons, svg, legend(series), summary, tableBox);
+  root.append(
+    top, xGroup, affine, buttons, svg, legend(series), summary, tableTitle, tableBox,
+  );
 
   function setVector(name, values) {
     state[name] = values.slice();
@@ -227,7 +234,7 @@ function render({ model, el }) {
     }
     for (const text of lines) summary.append(h("p", { text }));
     clear(tableBox);
-    tableBox.append(stepsTable(r, labels));
+    tableBox.append(stepsTable(r, labels, tableId));
   }
 
   const listeners = ["x", "gamma", "beta", "eps"].map((name) => {

@@ -3,7 +3,8 @@
 import {
   equals, formatNumber, meanStdRecipe, parseVector, superscript,
 } from "./compute.js";
-import { clear, commit, frame, h, read, uid } from "./ui.js";
+import { clear, h, uid } from "./dom.js";
+import { commit, frame, read } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
 

@@ -2,9 +2,8 @@
 // Cableado: deslizador α → residualSum(x, F(x), α) → barras y la suma.
 import { barRange, formatNumber, residualSum } from "./compute.js";
 // Vectores por defecto, escala y paleta llegan de Python (resnorm/widgets/residual.py).
-import {
-  barChart, clear, commit, frame, h, legend, live, read, s, uid,
-} from "./ui.js";
+import { clear, h, s, uid } from "./dom.js";
+import { barChart, commit, frame, legend, live, read } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
 

@@ -1,0 +1,157 @@
+"""Cada figura del sitio lleva su número y su pie: «Figura N.M — …».
+
+En el sitio construido (``_build/html``), para cada capítulo:
+
+* cada imagen de contenido (las figuras de matplotlib, ``img.curso-figura``, y los
+  diagramas SVG de ``book/figuras``) está dentro de un ``<figure>`` cuyo
+  ``<figcaption>`` empieza por «Figura N.M —», con N el número del capítulo;
+* las figuras de un capítulo van numeradas 1, 2, 3… en el orden en que se leen;
+* cada referencia de la prosa (``{numref}`Figura %s <fig-…>```) lleva a una figura que
+  existe y dice su mismo número; ninguna queda como texto «Figura %s» ni rota.
+
+Los capítulos numerados (01 a 11) dan N por su nombre de archivo; en las páginas sin
+número (portada, apéndice) una figura lleva solo «Figura M —».
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import BUILD_HTML, html_pages
+
+pytestmark = pytest.mark.build
+
+PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
+# Un capítulo numerado: notebooks/NN_nombre.html con NN de 01 a 11 (el 12 es apéndice).
+CHAPTER = re.compile(r"notebooks/(\d\d)_[\w-]+\.html")
+NUMBERED = range(1, 12)
+CAPTION = re.compile(r"^Figura (?:(\d+)\.)?(\d+) — \S")
+SVG_FIGURE = re.compile(r"(?:^|/)figuras/[\w.-]+\.svg$")
+
+
+def _soup(rel: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+def _chapter(rel: str) -> int | None:
+    """El número del capítulo de la página, o None si la página no va numerada."""
+    match = CHAPTER.fullmatch(rel)
+    if match and int(match.group(1)) in NUMBERED:
+        return int(match.group(1))
+    return None
+
+
+def _article(soup):
+    return soup.select_one("article.bd-article") or soup.body
+
+
+def _content_images(soup):
+    """Las imágenes de contenido: figuras de matplotlib y diagramas SVG del curso."""
+    article = _article(soup)
+    images = list(article.select("img.curso-figura"))
+    images += [img for img in article.select("img[src], object[data]")
+               if SVG_FIGURE.search(img.get("src") or img.get("data") or "")]
+    order = {id(el): i for i, el in enumerate(article.find_all(True))}
+    return sorted({id(i): i for i in images}.values(), key=lambda el: order[id(el)])
+
+
+def _caption(img) -> str | None:
+    figure = img.find_parent("figure")
+    if figure is None:
+        return None
+    caption = figure.find("figcaption")
+    if caption is None:
+        return None
+    text = caption.get_text(" ", strip=True)
+    return re.sub(r"\s+", " ", text).removesuffix("#").strip()
+
+
+def _where(img) -> str:
+    return (img.get("alt") or img.get("src") or "")[:60]
+
+
+def _pages_with_figures():
+    return [rel for rel in PAGES if _content_images(_soup(rel))]
+
+
+FIGURE_PAGES = _pages_with_figures() if PAGES else []
+
+
+def test_the_site_has_numbered_figures():
+    assert len(FIGURE_PAGES) >= 5, FIGURE_PAGES
+
+
+@pytest.mark.parametrize("rel", FIGURE_PAGES)
+def test_every_figure_has_a_numbered_spanish_caption(rel):
+    chapter = _chapter(rel)
+    problems, numbers = [], []
+    for img in _content_images(_soup(rel)):
+        text = _caption(img)
+        if text is None:
+            problems.append(f"sin <figure> con pie: {_where(img)}")
+            continue
+        match = CAPTION.match(text)
+        if not match:
+            problems.append(f"el pie no empieza por «Figura N.M —»: «{text[:60]}»")
+            continue
+        n, m = match.group(1), int(match.group(2))
+        if chapter is not None and n != str(chapter):
+            problems.append(f"«{text[:20]}» en el capítulo {chapter}")
+        if chapter is None and n is not None:
+            problems.append(f"«{text[:20]}» en una página sin número")
+        numbers.append(m)
+    assert not problems, f"{rel}:\n" + "\n".join(problems)
+    assert numbers == list(range(1, len(numbers) + 1)), (
+        f"{rel}: figuras numeradas {numbers}, no 1, 2, 3…"
+    )
+
+
+def _figure_numbers(rel: str) -> dict[str, str]:
+    """id del <figure> → «Figura N.M» de su pie, en la página ``rel``."""
+    out = {}
+    for figure in _soup(rel).select("figure[id]"):
+        number = figure.select_one("figcaption .caption-number")
+        if number is not None:
+            out[figure["id"]] = number.get_text(strip=True).removesuffix("—").strip()
+    return out
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_figure_reference_resolves_to_its_number(rel):
+    soup = _soup(rel)
+    article = _article(soup)
+    text = article.get_text(" ")
+    assert "Figura %s" not in text, f"{rel}: referencia sin resolver («Figura %s»)"
+    assert not re.search(r"\{numref\}|fig-\d\d-[a-z0-9-]+>", text), (
+        f"{rel}: un {{numref}} quedó como texto"
+    )
+    problems = []
+    for ref in article.select("span.std-numref, a.reference .std-numref"):
+        link = ref.find_parent("a")
+        label = re.sub(r"\s+", " ", ref.get_text(" ", strip=True))
+        if link is None or not link.get("href"):
+            problems.append(f"referencia rota: «{label}»")
+            continue
+        href = link["href"]
+        page, _, anchor = href.partition("#")
+        target = (Path(rel).parent / page).as_posix() if page else rel
+        target = str(Path(target)).replace("\\", "/")
+        target = re.sub(r"[^/]+/\.\./", "", target)
+        if not (BUILD_HTML / target).is_file():
+            problems.append(f"«{label}» lleva a {href}, que no existe")
+            continue
+        numbers = _figure_numbers(target)
+        if anchor not in numbers:
+            if label.startswith("Figura"):
+                problems.append(f"«{label}» lleva a #{anchor}, que no es una figura")
+            continue
+        if label != numbers[anchor]:
+            problems.append(
+                f"«{label}» lleva a una figura que dice «{numbers[anchor]}»"
+            )
+    assert not problems, f"{rel}:\n" + "\n".join(problems)
