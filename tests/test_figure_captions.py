@@ -28,8 +28,8 @@ PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
 # Un capítulo numerado: notebooks/NN_nombre.html con NN de 01 a 11 (el 12 es apéndice).
 CHAPTER = re.compile(r"notebooks/(\d\d)_[\w-]+\.html")
 NUMBERED = range(1, 12)
-CAPTION = re.compile(r"^Figura (?:(\d+)\.)?(\d+) — \S")
-SVG_FIGURE = re.compile(r"(?:^|/)figuras/[\w.-]+\.svg$")
+CAPTION = re.compile(r"^Figura (?:(\d+|[A-Z])\.)?(\d+) — \S")
+SVG_FIGURE = re.compile(r"(?:^|/)(?:figuras|_images)/[\w.-]+\.svg$")
 
 
 def _soup(rel: str):
@@ -102,7 +102,7 @@ def test_every_figure_has_a_numbered_spanish_caption(rel):
         n, m = match.group(1), int(match.group(2))
         if chapter is not None and n != str(chapter):
             problems.append(f"«{text[:20]}» en el capítulo {chapter}")
-        if chapter is None and n is not None:
+        if chapter is None and n is not None and not n.isalpha():
             problems.append(f"«{text[:20]}» en una página sin número")
         numbers.append(m)
     assert not problems, f"{rel}:\n" + "\n".join(problems)

@@ -739,11 +739,39 @@ def _config_inited(app, config) -> None:
     config.template_bridge = f"{__name__}.CourseTemplates"
 
 
+def _renumber_unnumbered_figures(app, env) -> list[str]:
+    """Numera las figuras de las páginas sin número de capítulo página a página.
+
+    Sphinx cuenta las figuras de las páginas fuera de la numeración (la portada, los
+    apéndices) con un solo contador para todas: la figura del apéndice saldría
+    «Figura 2» porque la portada tiene la 1. Aquí cada una de esas páginas empieza en
+    1, con el prefijo que le dé ``curso_prefijo_figuras`` («A» → «Figura A.1»). Los
+    pies y las referencias ``{numref}`` leen los mismos números.
+    """
+    prefixes = app.config.curso_prefijo_figuras
+    changed = []
+    for docname, by_type in env.toc_fignumbers.items():
+        if env.toc_secnumbers.get(docname):
+            continue  # un capítulo numerado: «Figura N.M» ya es lo correcto
+        figures = by_type.get("figure", {})
+        prefix = prefixes.get(docname)
+        ordered = sorted(figures.items(), key=lambda item: item[1])
+        for k, (figure_id, _) in enumerate(ordered, start=1):
+            number = (prefix, k) if prefix else (k,)
+            if figures[figure_id] != number:
+                figures[figure_id] = number
+                changed.append(docname)
+    return sorted(set(changed))
+
+
 def setup(app) -> dict[str, Any]:
     from sphinx.search import languages
 
     languages["es"] = SpanishSearch
     app.add_config_value("resnorm_site_version", SITE_VERSION, "html")
+    app.add_config_value("curso_prefijo_figuras", {}, "env")
+    # Después de que Sphinx numere (su colector de índices escucha con prioridad 500).
+    app.connect("env-get-updated", _renumber_unnumbered_figures, priority=900)
     app.connect("config-inited", _config_inited)
     app.add_css_file(ICONS_CSS)
     app.add_js_file("js/interfaz-es.js", priority=900)
