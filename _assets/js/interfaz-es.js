@@ -91,6 +91,34 @@
   var near = new Set();
   var watched = new WeakSet();
   var queue = [];
+
+  // pydata-sphinx-theme da tabindex a las cajas con barra de desplazamiento para
+  // llegar a ellas con el teclado, pero (book/_ext/tema_ligero.py) no mide las de
+  // las secciones que el navegador aún no compone (css/reserva.css): se revisan aquí,
+  // en los mismos trozos cortos.
+  var FOCUSABLE = [
+    "pre",
+    ".nboutput > .output_area",
+    ".cell_output > .output",
+    ".jp-RenderedHTMLCommon",
+    ".pst-scrollable-table-container",
+  ].join(", ");
+  var focusQueue = [];
+
+  function focusBoxes(boxes) {
+    boxes
+      .map(function (box) {
+        var scrolls = box.scrollWidth > box.clientWidth ||
+          box.scrollHeight > box.clientHeight;
+        return [box, scrolls ? 0 : -1];
+      })
+      .forEach(function (pair) {
+        if (pair[0].tabIndex !== pair[1] && !pair[0].classList.contains(
+          "curso-desplazable")) {
+          pair[0].tabIndex = pair[1];
+        }
+      });
+  }
   var observer =
     "IntersectionObserver" in window
       ? new IntersectionObserver(
@@ -130,15 +158,20 @@
   var draining = false;
 
   function drainWhenIdle() {
-    if (draining || !queue.length) return;
+    if (draining || !(queue.length || focusQueue.length)) return;
     draining = true;
     idle(
       function (deadline) {
         draining = false;
-        while (queue.length && deadline.timeRemaining() > 4) {
-          markBoxes(queue.splice(0, 8).filter(function (box) {
+        // Trozos cortos (unos milisegundos): en un móvil lento, cada tarea larga
+        // retrasa la respuesta a un toque.
+        var start = performance.now();
+        while ((queue.length || focusQueue.length) && deadline.timeRemaining() > 1 &&
+               performance.now() - start < 8) {
+          markBoxes(queue.splice(0, 4).filter(function (box) {
             return box.isConnected;
           }));
+          focusBoxes(focusQueue.splice(0, 4));
         }
         drainWhenIdle();
       },
@@ -176,7 +209,14 @@
     watched = new WeakSet();
     markAll();
   });
-  window.addEventListener("load", drainWhenIdle);
+  window.addEventListener("load", function () {
+    focusQueue = Array.from(
+      document.querySelectorAll("article.bd-article > section > section")
+    ).reduce(function (all, section) {
+      return all.concat(Array.from(section.querySelectorAll(FOCUSABLE)));
+    }, []);
+    drainWhenIdle();
+  });
   // Una fuente que llega tarde cambia el ancho del texto sin tocar el DOM.
   if (document.fonts) {
     document.fonts.addEventListener("loadingdone", markAll);

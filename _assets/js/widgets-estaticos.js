@@ -12,9 +12,9 @@
 // (css/reserva.css, por clase de widget y ancho de pantalla): el texto de debajo no
 // salta cuando el widget aparece. El widget se dibuja después del primer dibujo de la
 // página, cuando su caja se acerca a la pantalla (IntersectionObserver, con una
-// pantalla de margen), o cuando el navegador queda libre tras cargar la página: el
-// primer dibujo no espera a ningún widget, y el lector que llega a uno ya lo encuentra
-// dibujado.
+// pantalla de margen) o, los demás, cuando el navegador queda libre después del primer
+// gesto del lector o de cargar la página: el primer dibujo no espera a ningún widget,
+// y el lector que llega a uno ya lo encuentra dibujado.
 (function () {
   "use strict";
 
@@ -158,9 +158,11 @@
   }
 
   // Cada caja se dibuja una vez: en cuanto entra en la pantalla o le falta menos de
-  // una pantalla para entrar (IntersectionObserver) y, si no, cuando el navegador
-  // queda libre después de cargar la página, de una en una (cada widget, su propia
-  // tarea corta: la página sigue respondiendo). Sin IntersectionObserver, en el acto.
+  // una pantalla para entrar (IntersectionObserver) y, si no, más tarde, de una en una
+  // cuando el navegador queda libre (cada widget, su propia tarea: la página sigue
+  // respondiendo). Ese «más tarde» empieza con el primer gesto del lector (desplazar,
+  // tocar, una tecla) o a los 2 s de cargar la página: la carga y el primer dibujo no
+  // pagan los widgets que aún no se ven. Sin IntersectionObserver, en el acto.
   var pendingModels = new Map();
 
   function draw(area) {
@@ -201,11 +203,24 @@
     );
   }
 
-  if (document.readyState === "complete") {
+  var started = false;
+  var GESTURES = ["scroll", "wheel", "touchstart", "pointerdown", "keydown"];
+  function startLater() {
+    if (started) return;
+    started = true;
+    GESTURES.forEach(function (name) {
+      window.removeEventListener(name, startLater);
+    });
     drawRestWhenIdle();
-  } else {
-    window.addEventListener("load", drawRestWhenIdle);
   }
+  GESTURES.forEach(function (name) {
+    window.addEventListener(name, startLater, { passive: true });
+  });
+  function afterLoad() {
+    setTimeout(startLater, 2000);
+  }
+  if (document.readyState === "complete") afterLoad();
+  else window.addEventListener("load", afterLoad);
 
   function mount(script, models) {
     var id = JSON.parse(script.textContent).model_id;

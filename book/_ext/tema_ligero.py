@@ -309,8 +309,49 @@ def _write_image_sizes(app, exception) -> None:
             page.write_text(sized, encoding="utf-8")
 
 
+# pydata-sphinx-theme da tabindex a cada caja con barra de desplazamiento (para llegar
+# a ella con el teclado) midiendo y escribiendo caja por caja: cada tabIndex escrito
+# invalida el estilo y la medida siguiente vuelve a componer la página entera (cientos
+# de veces en un capítulo). Se cambia por lo mismo en dos pasadas: medir todas, y
+# después escribir solo los valores que cambian. Las cajas de una sección que aún no se
+# compone (reserva.css) no se miden: medirlas obligaría a componerla; esas las revisa
+# _assets/js/interfaz-es.js cuando el navegador queda libre.
+THEME_JS = "scripts/pydata-sphinx-theme.js"
+_TABINDEX_LOOP = (
+    ".forEach((e=>{e.tabIndex=e.scrollWidth>e.clientWidth||"
+    "e.scrollHeight>e.clientHeight?0:-1}))"
+)
+_TABINDEX_BATCHED = (
+    ".forEach(((e,i,l)=>{if(!i)l.rnTab=Array.from(l,(x=>x.checkVisibility&&"
+    "!x.checkVisibility({contentVisibilityAuto:!0})?null:x.scrollWidth>x.clientWidth"
+    "||x.scrollHeight>x.clientHeight?0:-1));if(l.rnTab[i]!==null&&"
+    "e.tabIndex!==l.rnTab[i])e.tabIndex=l.rnTab[i]}))"
+)
+
+
+def patch_theme_js(js: str) -> str:
+    """El JavaScript del tema con la asignación de tabindex en dos pasadas."""
+    return js.replace(_TABINDEX_LOOP, _TABINDEX_BATCHED)
+
+
+def _write_theme_js(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static" / THEME_JS
+    if not target.exists():
+        return
+    js = target.read_text(encoding="utf-8")
+    patched = patch_theme_js(js)
+    if patched != js:
+        target.write_text(patched, encoding="utf-8")
+    elif _TABINDEX_BATCHED not in js:
+        logger.warning("tema_ligero: %s ya no tiene el bucle de tabindex esperado "
+                       "(¿otra versión del tema?)", THEME_JS)
+
+
 def setup(app) -> dict[str, Any]:
     app.add_css_file(RESERVA_CSS, priority=900)
+    app.connect("build-finished", _write_theme_js, priority=940)
     app.connect("build-finished", _write_image_sizes, priority=940)
     app.connect("html-page-context", _preload_icons, priority=980)
     app.connect("build-finished", _write_purged, priority=950)
