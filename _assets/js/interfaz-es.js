@@ -86,39 +86,11 @@
   }
 
   // Primero, las cajas que están en pantalla o cerca (IntersectionObserver); las
-  // demás, a trozos cuando el navegador queda libre después de cargar. Así la carga no
-  // mide (ni compone) la página entera de una vez.
+  // demás, a trozos cortos cuando el navegador queda libre después de cargar.
   var near = new Set();
   var watched = new WeakSet();
   var queue = [];
 
-  // pydata-sphinx-theme da tabindex a las cajas con barra de desplazamiento para
-  // llegar a ellas con el teclado, pero (book/_ext/tema_ligero.py) no mide las de
-  // las secciones que el navegador aún no compone (css/reserva.css): se revisan aquí,
-  // en los mismos trozos cortos.
-  var FOCUSABLE = [
-    "pre",
-    ".nboutput > .output_area",
-    ".cell_output > .output",
-    ".jp-RenderedHTMLCommon",
-    ".pst-scrollable-table-container",
-  ].join(", ");
-  var focusQueue = [];
-
-  function focusBoxes(boxes) {
-    boxes
-      .map(function (box) {
-        var scrolls = box.scrollWidth > box.clientWidth ||
-          box.scrollHeight > box.clientHeight;
-        return [box, scrolls ? 0 : -1];
-      })
-      .forEach(function (pair) {
-        if (pair[0].tabIndex !== pair[1] && !pair[0].classList.contains(
-          "curso-desplazable")) {
-          pair[0].tabIndex = pair[1];
-        }
-      });
-  }
   var observer =
     "IntersectionObserver" in window
       ? new IntersectionObserver(
@@ -158,7 +130,7 @@
   var draining = false;
 
   function drainWhenIdle() {
-    if (draining || !(queue.length || focusQueue.length)) return;
+    if (draining || !queue.length) return;
     draining = true;
     idle(
       function (deadline) {
@@ -166,12 +138,11 @@
         // Trozos cortos (unos milisegundos): en un móvil lento, cada tarea larga
         // retrasa la respuesta a un toque.
         var start = performance.now();
-        while ((queue.length || focusQueue.length) && deadline.timeRemaining() > 1 &&
+        while (queue.length && deadline.timeRemaining() > 1 &&
                performance.now() - start < 8) {
           markBoxes(queue.splice(0, 4).filter(function (box) {
             return box.isConnected;
           }));
-          focusBoxes(focusQueue.splice(0, 4));
         }
         drainWhenIdle();
       },
@@ -209,14 +180,7 @@
     watched = new WeakSet();
     markAll();
   });
-  window.addEventListener("load", function () {
-    focusQueue = Array.from(
-      document.querySelectorAll("article.bd-article > section > section")
-    ).reduce(function (all, section) {
-      return all.concat(Array.from(section.querySelectorAll(FOCUSABLE)));
-    }, []);
-    drainWhenIdle();
-  });
+  window.addEventListener("load", drainWhenIdle);
   // Una fuente que llega tarde cambia el ancho del texto sin tocar el DOM.
   if (document.fonts) {
     document.fonts.addEventListener("loadingdone", markAll);

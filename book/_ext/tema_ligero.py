@@ -17,9 +17,10 @@ antes de las traducciones propias del curso (que lo sobrescriben).
 
 La hoja ``basic.css`` de Sphinx, que el tema pedía con un ``@import`` desde
 ``styles/theme.css`` (un viaje más antes del primer dibujo), se escribe recortada
-dentro de ``theme.css``. Y cada página carga ``_assets/css/reserva.css``: las secciones
-fuera de la pantalla no se componen hasta acercarse y cada widget tiene su alto
-reservado antes de dibujarse.
+dentro de ``theme.css``. Cada página carga ``_assets/css/reserva.css`` (el alto de cada
+widget reservado antes de dibujarse), pide desde ``<head>`` las fuentes de los iconos,
+y los diagramas SVG llevan su ancho y alto. El bucle del tema que da ``tabindex`` a las
+cajas desplazables mide todas antes de escribir (``patch_theme_js``).
 
 El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
 en cuenta todas las páginas de la carpeta de salida: una construcción incremental que
@@ -241,8 +242,7 @@ def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = out
 
 
-# Secciones fuera de la pantalla sin componer y el alto de cada widget reservado
-# (_assets/css/reserva.css).
+# El alto de cada widget, reservado antes de dibujarlo (_assets/css/reserva.css).
 RESERVA_CSS = "css/reserva.css"
 
 
@@ -313,19 +313,16 @@ def _write_image_sizes(app, exception) -> None:
 # a ella con el teclado) midiendo y escribiendo caja por caja: cada tabIndex escrito
 # invalida el estilo y la medida siguiente vuelve a componer la página entera (cientos
 # de veces en un capítulo). Se cambia por lo mismo en dos pasadas: medir todas, y
-# después escribir solo los valores que cambian. Las cajas de una sección que aún no se
-# compone (reserva.css) no se miden: medirlas obligaría a componerla; esas las revisa
-# _assets/js/interfaz-es.js cuando el navegador queda libre.
+# después escribir solo los valores que cambian.
 THEME_JS = "scripts/pydata-sphinx-theme.js"
 _TABINDEX_LOOP = (
     ".forEach((e=>{e.tabIndex=e.scrollWidth>e.clientWidth||"
     "e.scrollHeight>e.clientHeight?0:-1}))"
 )
 _TABINDEX_BATCHED = (
-    ".forEach(((e,i,l)=>{if(!i)l.rnTab=Array.from(l,(x=>x.checkVisibility&&"
-    "!x.checkVisibility({contentVisibilityAuto:!0})?null:x.scrollWidth>x.clientWidth"
-    "||x.scrollHeight>x.clientHeight?0:-1));if(l.rnTab[i]!==null&&"
-    "e.tabIndex!==l.rnTab[i])e.tabIndex=l.rnTab[i]}))"
+    ".forEach(((e,i,l)=>{if(!i)l.rnTab=Array.from(l,(x=>x.scrollWidth>x.clientWidth"
+    "||x.scrollHeight>x.clientHeight?0:-1));if(e.tabIndex!==l.rnTab[i])"
+    "e.tabIndex=l.rnTab[i]}))"
 )
 
 
