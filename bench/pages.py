@@ -2,8 +2,8 @@
 
 Cada página se abre en un contexto nuevo (sin caché), servida con gzip en 127.0.0.1
 (``bench.server``), con todo lo externo abortado. Se cuentan las respuestas que recibe
-el navegador hasta que la red queda en reposo (incluidas las que piden los widgets y
-MathJax después de cargar) y los bytes del cuerpo tal como viajan (comprimidos).
+el navegador hasta que la red queda en reposo (incluidas las que piden los widgets
+después de cargar) y los bytes del cuerpo tal como viajan (comprimidos).
 
 Presupuestos (issue «The website»): 700 KB una página sin widgets, 1.5 MB una con
 widgets; aquí 1 KB = 1000 bytes.
