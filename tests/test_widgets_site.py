@@ -319,17 +319,24 @@ def test_back_to_top_does_not_cover_a_widget_on_a_phone(browser, site_url, rende
 
 
 LOAD_PROBE = """
-window.__rn = {cls: 0, shifts: [], dcl: null};
+window.__rn = {cls: 0, shifts: [], dcl: null, widget: undefined, jumped: null};
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     if (!e.hadRecentInput) {
       window.__rn.cls += e.value;
-      window.__rn.shifts.push([e.startTime, e.value]);
+      const nodes = (e.sources || []).map((s) => s.node && (s.node.id ||
+        s.node.className || s.node.nodeName)).filter(Boolean).slice(0, 3);
+      window.__rn.shifts.push([Math.round(e.startTime), e.value, String(nodes)]);
     }
   }
 }).observe({type: "layout-shift", buffered: true});
 document.addEventListener("DOMContentLoaded", () => {
   window.__rn.dcl = performance.now();
+  if (window.__rnJump) {
+    // El lector salta al primer widget en cuanto puede (p. ej. con un enlace).
+    const box = document.querySelector(".widget-subarea");
+    if (box) { box.scrollIntoView({block: "start"}); window.__rn.jumped = box; }
+  }
 });
 new MutationObserver(() => {
   const w = document.querySelector("section.rn-widget");
@@ -338,74 +345,79 @@ new MutationObserver(() => {
   }
 }).observe(document, {childList: true, subtree: true});
 """
-
+JUMP = "window.__rnJump = true;"
 
 SIZES = [(1366, 900), (820, 1180), (390, 844)]
+MAX_SHIFT = 0.05
 
 
-def _load_probes(browser, site_url, width, height, without_math=False):
+def _load_probes(browser, site_url, width, height, jump=False):
+    """Cada página con widgets, cargada a ``width``×``height``: desplazamiento
+    acumulado (layout shift de Chromium), cuándo llegó DOMContentLoaded y cuándo se vio
+    el primer widget. Con ``jump``, en DOMContentLoaded la página salta al primer
+    widget, antes de que esté dibujado (como quien llega por un enlace)."""
     from tests.helpers import PageRecorder
 
     out = {}
     for rel in _widget_pages():
         context = browser.new_context(viewport={"width": width, "height": height})
-        context.add_init_script(LOAD_PROBE)
+        context.add_init_script((JUMP if jump else "") + LOAD_PROBE)
         rec = PageRecorder(context)
-        if without_math:  # aísla lo que mueven los widgets de lo que mueve MathJax
-            rec.page.route("**/vendor/mathjax/**", lambda route: route.abort())
         page = rec.goto(f"{site_url}/{rel}")
         page.wait_for_function("window.__rn.widget !== undefined", timeout=15000)
-        page.wait_for_timeout(1500)  # que MathJax y sus fuentes terminen
-        out[rel] = page.evaluate("window.__rn")
+        page.wait_for_timeout(1000)  # que terminen de dibujarse los demás
+        out[rel] = page.evaluate(
+            "({...window.__rn, jumped: !!window.__rn.jumped,"
+            " drawn: document.querySelectorAll('section.rn-widget').length,"
+            " boxes: document.querySelectorAll('.widget-subarea').length})"
+        )
         context.close()
     return out
+
+
+def _shifts(probe) -> str:
+    return ", ".join(f"{v:.3f} en {t} ms ({n})" for t, v, n in probe["shifts"])
 
 
 @pytest.mark.parametrize("width,height", SIZES)
 def test_widgets_show_within_a_second_of_domcontentloaded(
     browser, site_url, width, height
 ):
-    """Cada widget se ve antes de 1 s tras DOMContentLoaded: no espera a MathJax."""
+    """Quien salta a un widget en cuanto la página lo permite (DOMContentLoaded) lo ve
+    dibujado antes de 1 s: los widgets no esperan a nada que no necesiten."""
     problems = []
-    for rel, probe in _load_probes(browser, site_url, width, height).items():
+    for rel, probe in _load_probes(browser, site_url, width, height, jump=True).items():
         delay = probe["widget"] - probe["dcl"]
-        if delay > 1000:
+        if not probe["jumped"] or delay > 1000:
             problems.append(f"{rel} a {width} px: el widget tarda {delay:.0f} ms")
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="Abierto (issue 17): el capítulo 5 a 820 px aún mueve el texto al cargar "
-    "(desplazamiento ≈ 0.11, medido con la máquina cargada; < 0.05 en las demás "
-    "páginas y anchos). Falta localizar qué se desplaza.",
-)
 @pytest.mark.parametrize("width,height", SIZES)
 def test_widgets_appearing_do_not_push_the_text(browser, site_url, width, height):
-    """Sin MathJax (para medir solo lo de los widgets), el desplazamiento acumulado de
-    cada página con widgets queda por debajo de 0.05: aparecen sin mover la página."""
+    """Con la página ya en el primer widget cuando este se dibuja, su caja reservada
+    tiene el alto del widget: el texto de debajo no salta (desplazamiento < 0.05)."""
     problems = [
-        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}"
+        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}: {_shifts(probe)}"
         for rel, probe in _load_probes(
-            browser, site_url, width, height, without_math=True).items()
-        if probe["cls"] >= 0.05
+            browser, site_url, width, height, jump=True).items()
+        if probe["cls"] >= MAX_SHIFT
     ]
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="Abierto (issue 17): el capítulo 5 a 820 px aún mueve el texto al cargar "
-    "(desplazamiento ≈ 0.11, medido con la máquina cargada; < 0.05 en las demás "
-    "páginas y anchos). Falta localizar qué se desplaza.",
-)
 @pytest.mark.parametrize("width,height", SIZES)
 def test_widget_pages_do_not_jump_while_they_load(browser, site_url, width, height):
     """Desplazamiento acumulado (layout shift de Chromium) de cada página con widgets
-    por debajo de 0.05, con las fórmulas (KaTeX, ya dibujadas al construir)."""
+    por debajo de 0.05 mientras carga, con las fórmulas (KaTeX, ya dibujadas al
+    construir) y todos sus widgets dibujados."""
+    probes = _load_probes(browser, site_url, width, height)
     problems = [
-        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}"
-        for rel, probe in _load_probes(browser, site_url, width, height).items()
-        if probe["cls"] >= 0.05
+        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}: {_shifts(probe)}"
+        for rel, probe in probes.items() if probe["cls"] >= MAX_SHIFT
+    ]
+    problems += [
+        f"{rel} a {width} px: {probe['drawn']} de {probe['boxes']} widgets dibujados"
+        for rel, probe in probes.items() if probe["drawn"] < probe["boxes"]
     ]
     assert not problems, "\n".join(problems)

@@ -7,9 +7,14 @@
 // ipywidgets): este archivo lee el estado que myst-nb guarda en la página y monta cada
 // vista. myst-nb lo carga solo en las páginas con widgets (nb_ipywidgets_js).
 //
-// No espera a MathJax ni a DOMContentLoaded: monta cada widget en cuanto se ejecuta
-// (el estado va en <head>, antes que este archivo). El sitio de cada widget está
-// reservado en css/widgets-pagina.css mientras tanto, así que la página no salta.
+// Dos tiempos. Mientras se lee la página (el cargador va sin «defer», en <head>, justo
+// después del estado), cada vista recibe su caja con el alto que tendrá el widget
+// (css/reserva.css, por clase de widget y ancho de pantalla): el texto de debajo no
+// salta cuando el widget aparece. El widget se dibuja después del primer dibujo de la
+// página, cuando su caja se acerca a la pantalla (IntersectionObserver, con una
+// pantalla de margen) o, los demás, cuando el navegador queda libre después del primer
+// gesto del lector o de cargar la página: el primer dibujo no espera a ningún widget,
+// y el lector que llega a uno ya lo encuentra dibujado.
 (function () {
   "use strict";
 
@@ -61,7 +66,7 @@
 
   // Los módulos del curso (resnorm.widgets.bundle) no importan nada y solo exportan
   // «export default { render };»: se evalúan en el acto, sin esperar a import(), que
-  // resolvería después de que MathJax componga la página. Cualquier otro módulo, con
+  // resolvería en otra tarea, con la caja ya en pantalla. Cualquier otro módulo, con
   // import() como siempre.
   function evaluateNow(esm) {
     var exports = esm.match(/^export\b/gm) || [];
@@ -110,30 +115,127 @@
     document.head.appendChild(style);
   }
 
-  function mount(script, models) {
-    var id = JSON.parse(script.textContent).model_id;
-    var model = models[id];
-    if (!model || typeof model.get("_esm") !== "string") {
-      console.error("widgets-estaticos: no hay estado para el widget " + id);
-      return Promise.resolve();
+  // La clase de widget («LayerNormExplorer», «Quiz»…) y, en un cuestionario, cuántas
+  // preguntas tiene: con eso css/reserva.css da a la caja el alto del widget.
+  function reserve(area, model) {
+    var kind = String(model.get("_anywidget_id") || "").split(".").pop();
+    if (!/^\w+$/.test(kind)) return;
+    area.classList.add("rn-reserva");
+    area.dataset.rnWidget = kind;
+    var questions = model.get("questions");
+    if (typeof questions === "string") {
+      try {
+        questions = JSON.parse(questions);
+      } catch (error) {
+        questions = null;
+      }
     }
+    if (Array.isArray(questions)) area.style.setProperty("--rn-preguntas", questions.length);
+  }
+
+  function render(area, model) {
     addStyle(model.get("_css"));
-    var area = document.createElement("div");
-    area.className = "widget-subarea";
     var el = document.createElement("div");
     el.className = "rn-anywidget";
     area.appendChild(el);
-    script.parentNode.insertBefore(area, script);
     return loadModule(model.get("_esm")).then(function (widget) {
       if (!model.initialized && typeof widget.initialize === "function") {
         widget.initialize({ model: model });
       }
       model.initialized = true;
       var result = widget.render({ model: model, el: el });
+      // Ya dibujado: la caja toma el alto de su contenido.
+      area.classList.remove("rn-reserva");
       // Para medir cuánto tarda un widget en verse (tests/test_widgets_site.py).
       if (window.performance && performance.mark) performance.mark("rn-widget-montado");
       return result;
     });
+  }
+
+  function report(error) {
+    var message = String((error && error.message) || error).slice(0, 300);
+    console.error("widgets-estaticos: un widget no se pudo dibujar: " + message);
+  }
+
+  // Cada caja se dibuja una vez: en cuanto entra en la pantalla o le falta menos de
+  // una pantalla para entrar (IntersectionObserver) y, si no, más tarde, de una en una
+  // cuando el navegador queda libre (cada widget, su propia tarea: la página sigue
+  // respondiendo). Ese «más tarde» empieza con el primer gesto del lector (desplazar,
+  // tocar, una tecla) o a los 2 s de cargar la página: la carga y el primer dibujo no
+  // pagan los widgets que aún no se ven. Sin IntersectionObserver, en el acto.
+  var pendingModels = new Map();
+
+  function draw(area) {
+    var model = pendingModels.get(area);
+    if (!model) return;
+    pendingModels.delete(area);
+    if (near) near.unobserve(area);
+    render(area, model).catch(report);
+  }
+
+  var near =
+    "IntersectionObserver" in window
+      ? new IntersectionObserver(
+          function (entries) {
+            entries.forEach(function (entry) {
+              if (entry.isIntersecting) draw(entry.target);
+            });
+          },
+          { rootMargin: "100% 0px" }
+        )
+      : null;
+
+  var idle =
+    window.requestIdleCallback ||
+    function (callback) {
+      return setTimeout(callback, 50);
+    };
+
+  function drawRestWhenIdle() {
+    idle(
+      function () {
+        var next = pendingModels.keys().next();
+        if (next.done) return;
+        draw(next.value);
+        drawRestWhenIdle();
+      },
+      { timeout: 3000 }
+    );
+  }
+
+  var started = false;
+  var GESTURES = ["scroll", "wheel", "touchstart", "pointerdown", "keydown"];
+  function startLater() {
+    if (started) return;
+    started = true;
+    GESTURES.forEach(function (name) {
+      window.removeEventListener(name, startLater);
+    });
+    drawRestWhenIdle();
+  }
+  GESTURES.forEach(function (name) {
+    window.addEventListener(name, startLater, { passive: true });
+  });
+  function afterLoad() {
+    setTimeout(startLater, 2000);
+  }
+  if (document.readyState === "complete") afterLoad();
+  else window.addEventListener("load", afterLoad);
+
+  function mount(script, models) {
+    var id = JSON.parse(script.textContent).model_id;
+    var model = models[id];
+    if (!model || typeof model.get("_esm") !== "string") {
+      console.error("widgets-estaticos: no hay estado para el widget " + id);
+      return;
+    }
+    var area = document.createElement("div");
+    area.className = "widget-subarea";
+    reserve(area, model);
+    script.parentNode.insertBefore(area, script);
+    pendingModels.set(area, model);
+    if (near) near.observe(area);
+    else draw(area);
   }
 
   var models = null;
@@ -150,7 +252,7 @@
     return models;
   }
 
-  // Cada vista se monta una sola vez, en cuanto el analizador la inserta en la página.
+  // Cada vista recibe su caja una sola vez, en cuanto el analizador la inserta.
   function mountOnce(script) {
     if (script.dataset.rnMontado) return;
     var all = readModels();
@@ -161,10 +263,11 @@
       return;
     }
     script.dataset.rnMontado = "1";
-    mount(script, all).catch(function (error) {
-      var message = String((error && error.message) || error).slice(0, 300);
-      console.error("widgets-estaticos: un widget no se pudo dibujar: " + message);
-    });
+    try {
+      mount(script, all);
+    } catch (error) {
+      report(error);
+    }
   }
 
   function mountAll() {
@@ -172,9 +275,9 @@
   }
 
   if (document.readyState === "loading") {
-    // Cargado sin «defer», en <head>, justo después del estado: cada widget se dibuja
+    // Cargado sin «defer», en <head>, justo después del estado: cada caja se reserva
     // mientras se lee la página (un MutationObserver corre antes de pintar), así que
-    // el texto de debajo nunca salta. Al terminar, se monta lo que faltara.
+    // el texto de debajo nunca salta. Al terminar, se reserva lo que faltara.
     var observer = new MutationObserver(function (records) {
       records.forEach(function (record) {
         record.addedNodes.forEach(function (node) {

@@ -14,7 +14,8 @@ Esta extensión:
   la copia que trae el paquete de Python, de otra versión);
 - convierte un error de KaTeX (el span ``katex-error`` que deja en la página) en un
   aviso de Sphinx, que ``jupyter-book build -W`` vuelve error;
-- quita la hoja de estilo de KaTeX de las páginas sin fórmulas;
+- quita la hoja de estilo de KaTeX de las páginas sin fórmulas y, en las que tienen,
+  pide desde ``<head>`` las dos fuentes que usa casi toda fórmula (``FIRST_FONTS``);
 - mantiene enteras las letras con tilde (``render_accented``): KaTeX parte «ó» en
   «o» y un acento suelto, y el lector copiaría «Atencioˊn».
 """
@@ -134,6 +135,20 @@ def _has_math(doctree) -> bool:
 
 
 FORMULAS_CSS = "css/formulas.css"
+# Las dos fuentes que usa casi toda fórmula (letras rectas y cursivas). La hoja de
+# KaTeX las pide solo después de componer la página; si llegan después del primer
+# dibujo, cada fórmula cambia de ancho y el texto de alrededor salta (ch. 5 a 820 px:
+# desplazamiento 0.11). Se piden desde <head>, junto a las hojas de estilo.
+FIRST_FONTS = (
+    "vendor/katex/fonts/KaTeX_Main-Regular.woff2",
+    "vendor/katex/fonts/KaTeX_Math-Italic.woff2",
+)
+
+
+def _preload_font(href: str) -> str:
+    kind = "woff2" if href.endswith(".woff2") else "woff"
+    return (f'\n<link rel="preload" href="{href}" as="font" type="font/{kind}" '
+            "crossorigin />")
 
 
 def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
@@ -149,10 +164,15 @@ def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None
         for tex in re.findall(r'class="katex-error"[^>]*title="([^"]*)"', body):
             logger.warning("KaTeX no pudo dibujar una fórmula: %s", tex,
                            location=pagename)
+    with_math = _has_math(doctree) or 'class="katex' in body
+    if with_math and "pathto" in context:
+        context["metatags"] = context.get("metatags", "") + "".join(
+            _preload_font(context["pathto"](f"_static/{font}", 1))
+            for font in FIRST_FONTS
+        )
     css = context.get("css_files")
     if not css:
         return
-    with_math = _has_math(doctree) or 'class="katex' in body
     own = str(app.config.katex_css_path)
     out = []
     for sheet in css:

@@ -15,6 +15,13 @@ bloquean el primer dibujo y se ejecutan en el mismo orden, antes de
 (``documentation_options.js``, ``doctools.js``) y ``translations.js``, que debe ir
 antes de las traducciones propias del curso (que lo sobrescriben).
 
+La hoja ``basic.css`` de Sphinx, que el tema pedía con un ``@import`` desde
+``styles/theme.css`` (un viaje más antes del primer dibujo), se escribe recortada
+dentro de ``theme.css``. Cada página carga ``_assets/css/reserva.css`` (el alto de cada
+widget reservado antes de dibujarse), pide desde ``<head>`` las fuentes de los iconos,
+y los diagramas SVG llevan su ancho y alto. El bucle del tema que da ``tabindex`` a las
+cajas desplazables mide todas antes de escribir (``patch_theme_js``).
+
 El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
 en cuenta todas las páginas de la carpeta de salida: una construcción incremental que
 escribe una sola página no pierde reglas de las demás.
@@ -175,10 +182,36 @@ def _write_purged(app, exception) -> None:
         purged = notices + purge(_strip_comments(css), used)
         target.write_text(purged, encoding="utf-8")
         logger.info("%s: %d KB → %d KB", rel, len(css) // 1000, len(purged) // 1000)
+    _inline_basic(outdir, used)
+
+
+# ``styles/theme.css`` del tema solo contiene ``@import "../basic.css"``: el navegador
+# no descubre basic.css hasta recibir theme.css, un viaje de ida y vuelta más antes del
+# primer dibujo. Se escribe en theme.css la hoja de Sphinx misma, recortada como la del
+# tema y con sus url() relativas a la nueva carpeta.
+THEME_IMPORT = "styles/theme.css"
+BASIC = "basic.css"
+_MARK = "/* basic.css de Sphinx, recortada (book/_ext/tema_ligero.py) */"
+_RELATIVE_URL = re.compile(r"url\((['\"]?)(?![a-z]+:|/|#|data:)([^'\")]+)\1\)")
+
+
+def _inline_basic(outdir: Path, used: set[str]) -> None:
+    target = outdir / "_static" / THEME_IMPORT
+    basic = outdir / "_static" / BASIC
+    if not target.exists() or not basic.exists():
+        return
+    current = target.read_text(encoding="utf-8")
+    if f'@import "../{BASIC}"' not in current and not current.startswith(_MARK):
+        return  # un tema que no es el esperado: se deja como está
+    css = purge(_strip_comments(basic.read_text(encoding="utf-8")), used)
+    css = _RELATIVE_URL.sub(lambda m: f"url({m.group(1)}../{m.group(2)}{m.group(1)})",
+                            css)
+    target.write_text(f"{_MARK}\n{css}", encoding="utf-8")
 
 
 # widgets-estaticos.js se carga sin «defer», justo después del estado de los widgets:
-# monta cada widget mientras se lee la página, antes de pintarla (sin saltos).
+# reserva la caja de cada widget mientras se lee la página, antes de pintarla (sin
+# saltos), y dibuja el widget cuando se acerca a la pantalla.
 KEEP_SYNC = (
     "documentation_options.js",
     "doctools.js",
@@ -209,7 +242,115 @@ def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = out
 
 
+# El alto de cada widget, reservado antes de dibujarlo (_assets/css/reserva.css).
+RESERVA_CSS = "css/reserva.css"
+
+
+# Los iconos de la cabecera (fuentes recortadas de book/_ext/curso_sitio.py, con
+# font-display: block) se ven en el primer dibujo: se piden desde <head>.
+ICON_FONTS = ("iconos/fa-solid-900.woff", "iconos/fa-brands-400.woff")
+
+
+def _preload_icons(app, pagename, templatename, context, doctree) -> None:
+    if "pathto" not in context:
+        return
+    links = "".join(
+        f'\n<link rel="preload" href="{context["pathto"]("_static/" + f, 1)}" '
+        'as="font" type="font/woff" crossorigin />'
+        for f in ICON_FONTS
+    )
+    context["metatags"] = context.get("metatags", "") + links
+
+
+# Los diagramas SVG de {figure} (book/figuras/) llegan sin width ni height: hasta que
+# el navegador descarga cada uno no sabe su alto, y al llegar empuja el texto de debajo
+# (ch. 2 a 820 px: desplazamiento 0.09). Se les pone el tamaño de su propio viewBox;
+# curso.css los reduce a la columna sin deformarlos (``height: auto``).
+_SVG_IMG = re.compile(
+    r'<img\b(?![^>]*\swidth=)([^>]*?\ssrc="([^"]*_images/[^"]+\.svg)")'
+)
+_SVG_SIZE = re.compile(r'<svg\b[^>]*?\sviewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+'
+                       r'([\d.]+)[\s,]+([\d.]+)\s*"')
+
+
+def _svg_size(path: Path) -> tuple[int, int] | None:
+    try:
+        head = path.read_text(encoding="utf-8", errors="ignore")[:4000]
+    except OSError:
+        return None
+    match = _SVG_SIZE.search(head)
+    if not match:
+        return None
+    return round(float(match.group(1))), round(float(match.group(2)))
+
+
+def size_svg_images(html: str, page: Path) -> str:
+    """``width`` y ``height`` (los del viewBox) en cada ``<img>`` de un SVG de
+    ``_images`` que no los tenga."""
+
+    def add(match):
+        size = _svg_size((page.parent / match.group(2).split("?")[0]).resolve())
+        if size is None:
+            return match.group(0)
+        return f'<img width="{size[0]}" height="{size[1]}"{match.group(1)}'
+
+    return _SVG_IMG.sub(add, html)
+
+
+def _write_image_sizes(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if "_images/" not in html:
+            continue
+        sized = size_svg_images(html, page)
+        if sized != html:
+            page.write_text(sized, encoding="utf-8")
+
+
+# pydata-sphinx-theme da tabindex a cada caja con barra de desplazamiento (para llegar
+# a ella con el teclado) midiendo y escribiendo caja por caja: cada tabIndex escrito
+# invalida el estilo y la medida siguiente vuelve a componer la página entera (cientos
+# de veces en un capítulo). Se cambia por lo mismo en dos pasadas: medir todas, y
+# después escribir solo los valores que cambian.
+THEME_JS = "scripts/pydata-sphinx-theme.js"
+_TABINDEX_LOOP = (
+    ".forEach((e=>{e.tabIndex=e.scrollWidth>e.clientWidth||"
+    "e.scrollHeight>e.clientHeight?0:-1}))"
+)
+_TABINDEX_BATCHED = (
+    ".forEach(((e,i,l)=>{if(!i)l.rnTab=Array.from(l,(x=>x.scrollWidth>x.clientWidth"
+    "||x.scrollHeight>x.clientHeight?0:-1));if(e.tabIndex!==l.rnTab[i])"
+    "e.tabIndex=l.rnTab[i]}))"
+)
+
+
+def patch_theme_js(js: str) -> str:
+    """El JavaScript del tema con la asignación de tabindex en dos pasadas."""
+    return js.replace(_TABINDEX_LOOP, _TABINDEX_BATCHED)
+
+
+def _write_theme_js(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static" / THEME_JS
+    if not target.exists():
+        return
+    js = target.read_text(encoding="utf-8")
+    patched = patch_theme_js(js)
+    if patched != js:
+        target.write_text(patched, encoding="utf-8")
+    elif _TABINDEX_BATCHED not in js:
+        logger.warning("tema_ligero: %s ya no tiene el bucle de tabindex esperado "
+                       "(¿otra versión del tema?)", THEME_JS)
+
+
 def setup(app) -> dict[str, Any]:
+    app.add_css_file(RESERVA_CSS, priority=900)
+    app.connect("build-finished", _write_theme_js, priority=940)
+    app.connect("build-finished", _write_image_sizes, priority=940)
+    app.connect("html-page-context", _preload_icons, priority=980)
     app.connect("build-finished", _write_purged, priority=950)
     app.connect("html-page-context", _defer_scripts, priority=990)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
