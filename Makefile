@@ -107,7 +107,12 @@ ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' 
   ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
   sha256sum requirements.txt; } | sha256sum | cut -c1-16)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-JCACHE := $(VENV)/bin/jcache
+# Los capítulos que más tardan en ejecutarse, primero (de más a menos, medido con
+# «make bench»): con dos núcleos, el último que empieza no debe ser el más largo.
+# tools/ejecutar_notebooks.py reparte un notebook cada vez entre los núcleos.
+SLOW_FIRST := 10 09 01 11 06 07 12
+NOTEBOOKS_BY_COST := $(foreach n,$(SLOW_FIRST),$(filter notebooks/$(n)_%,$(NOTEBOOKS))) \
+  $(filter-out $(foreach n,$(SLOW_FIRST),notebooks/$(n)_%),$(NOTEBOOKS))
 JB_FLAGS ?= -W -n --keep-going --quiet
 
 .PHONY: engine-hash book-step check lint
@@ -132,8 +137,7 @@ execute:
 	  rm -rf $(CACHE) _build/jupyter_execute _build/.doctrees; \
 	fi; \
 	mkdir -p $(CACHE); echo "$$hash" > $(ENGINE_STAMP)
-	$(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS) > /dev/null
-	$(JCACHE) project -p $(CACHE) execute --executor local-parallel --timeout 300 \
+	$(PY) tools/ejecutar_notebooks.py $(CACHE) 300 $(NOTEBOOKS_BY_COST) \
 	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }
 	@grep -E "Execution (Successful|Excepted)" _build/execute.log \
 	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
@@ -146,9 +150,19 @@ book-step: execute
 	@echo "Libro construido en $(HTML)/index.html"
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
+# Las pruebas, en dos tandas: casi todas en dos procesos a la vez (pytest-xdist; cada
+# módulo en un proceso, ver tests/conftest.py), y después, solas, las que miden tiempos
+# o reconstruyen _build (marca «serial»). Si la primera falla, la segunda se ejecuta
+# igual y la orden falla al final.
+PYTEST_WORKERS ?= 2
 test: test-setup
 	$(PY) tests/install_system_deps.py
-	$(PY) -m pytest --durations=30
+	@status=0; \
+	set -x; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not serial" \
+	  --durations=30 || status=$$?; \
+	$(PY) -m pytest -m serial --durations=10 || status=$$?; \
+	exit $$status
 
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
@@ -169,7 +183,8 @@ test-setup:
 # (node_modules: el diccionario inglés del corrector ortográfico.)
 check: test-deps node_modules/.installed
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider
+	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider \
+	  -n $(PYTEST_WORKERS) --dist loadgroup
 
 lint: test-deps
 	$(VENV)/bin/ruff check .

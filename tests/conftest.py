@@ -24,6 +24,34 @@ BUILD_FIXTURES = {"executed_notebooks", "built_site", "site_url"}
 BROWSER_FIXTURES = {"browser", "page_factory"}
 
 
+# Pruebas que miden tiempos o reconstruyen _build: en «make test» corren solas, después
+# de las demás (``-m serial``), para que el otro proceso de pytest-xdist no les robe
+# núcleo (Lighthouse, los saltos y la aparición de los widgets, el ancho de banda) ni
+# lea el sitio mientras «make book» lo reescribe (la reconstrucción en caliente).
+SERIAL_MODULES = {"test_lighthouse.py"}
+SERIAL_TESTS = {
+    "test_widgets_show_within_a_second_of_domcontentloaded",
+    "test_widgets_appearing_do_not_push_the_text",
+    "test_widget_pages_do_not_jump_while_they_load",
+    "test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds",
+}
+SERIAL_FIXTURES = {"measured"}  # tests/test_cost.py: tiempos de cada receta
+
+
+def _xdist_group(item) -> str:
+    """El grupo de pytest-xdist (``--dist loadgroup``): cada módulo en un solo proceso,
+    para que sus fixtures de módulo (el navegador ya abierto en cada página, el
+    servidor de JupyterLab, los experimentos) se calculen una vez. Las vistas del
+    sitio (``test_site_view.py``, una carga por página, ancho y modo) se reparten por
+    ancho y modo."""
+    group = item.path.stem
+    callspec = getattr(item, "callspec", None)
+    if group == "test_site_view" and callspec and "view" in callspec.params:
+        group += "-" + callspec.params["view"]
+    return group
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
@@ -31,6 +59,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.build)
         if names & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+        if (
+            item.path.name in SERIAL_MODULES
+            or getattr(item, "originalname", item.name) in SERIAL_TESTS
+            or names & SERIAL_FIXTURES
+        ):
+            item.add_marker(pytest.mark.serial)
+        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
 
 
 @pytest.fixture(scope="session")
