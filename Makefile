@@ -5,7 +5,9 @@ SHELL := /bin/bash
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PIP := $(PY) -m pip --disable-pip-version-check
+# --no-compile: Python compila cada módulo la primera vez que se importa (y guarda el
+# .pyc); compilar al instalar todos los de torch, sympy, etc. no hace falta.
+PIP := $(PY) -m pip --disable-pip-version-check --no-compile
 HTML := _build/html
 PORT ?= 8000
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
@@ -40,7 +42,7 @@ LAB_ENV := env -u MPLBACKEND JUPYTER_PATH=$(abspath $(LAB_KERNELS))
 
 $(LAB_VENV)/.deps: requirements-lab.txt
 	python3 -m venv $(LAB_VENV)
-	$(LAB_VENV)/bin/python -m pip --disable-pip-version-check install -q \
+	$(LAB_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-compile \
 	  -r requirements-lab.txt
 	mkdir -p $(LAB_KERNELS)/kernels/python3
 	printf '%s\n' '{"argv": ["$(abspath $(PY))", "-m", "ipykernel_launcher",' \
@@ -166,12 +168,15 @@ test: test-setup
 
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
-# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log.
+# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
+# de npm se instalan mientras pip instala los de Python; el libro se construye cuando
+# todo está (instalar en .venv durante la construcción cambiaría resnorm a medias).
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
-	$(MAKE) --no-print-directory book test-deps; status=$$?; \
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-deps vendor \
+	  && $(MAKE) --no-print-directory book; status=$$?; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
 	  tail -30 _build/lab-deps.log; exit 1; \
