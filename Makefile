@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 # --no-compile: Python compila cada módulo la primera vez que se importa (y guarda el
 # .pyc); compilar al instalar todos los de torch, sympy, etc. no hace falta.
-PIP := $(PY) -m pip --disable-pip-version-check --no-compile
+PIP := $(PY) -m pip --disable-pip-version-check
 HTML := _build/html
 PORT ?= 8000
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
@@ -20,7 +20,7 @@ $(PY):
 	python3 -m venv $(VENV)
 
 $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
-	$(PIP) install -q -r requirements.txt
+	$(PIP) install -q --no-compile -r requirements.txt
 	@# ipykernel >= 7.3 avisa en cada arranque de que el transporte TCP no va cifrado.
 	@# Aquí los núcleos escuchan solo en 127.0.0.1 y los lanza el propio proceso, así
 	@# que el núcleo del entorno se configura para registrar solo errores.
@@ -30,7 +30,7 @@ $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
-	$(PIP) install -q -r requirements-test.txt
+	$(PIP) install -q --no-compile -r requirements-test.txt
 	touch $@
 
 # JupyterLab, en su propio entorno $(LAB_VENV): fuera de $(VENV), porque sus
