@@ -161,7 +161,7 @@ test: test-setup
 	$(PY) tests/install_system_deps.py
 	@status=0; \
 	set -x; \
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not serial" \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) -m "not serial" \
 	  --durations=30 || status=$$?; \
 	$(PY) -m pytest -m serial --durations=10 || status=$$?; \
 	exit $$status
@@ -189,7 +189,7 @@ test-setup:
 check: test-deps node_modules/.installed
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider \
-	  -n $(PYTEST_WORKERS) --dist loadgroup
+	  -n $(PYTEST_WORKERS)
 
 lint: test-deps
 	$(VENV)/bin/ruff check .

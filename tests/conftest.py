@@ -3,6 +3,7 @@ servido en 127.0.0.1 y un Chromium headless que aborta toda petición externa.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,20 +39,32 @@ SERIAL_TESTS = {
 SERIAL_FIXTURES = {"measured"}  # tests/test_cost.py: tiempos de cada receta
 
 
-def _xdist_group(item) -> str:
-    """El grupo de pytest-xdist (``--dist loadgroup``): cada módulo en un solo proceso,
-    para que sus fixtures de módulo (el navegador ya abierto en cada página, el
-    servidor de JupyterLab, los experimentos) se calculen una vez. Las vistas del
-    sitio (``test_site_view.py``, una carga por página, ancho y modo) se reparten por
-    ancho y modo."""
-    group = item.path.stem
-    callspec = getattr(item, "callspec", None)
-    if group == "test_site_view" and callspec and "view" in callspec.params:
-        group += "-" + callspec.params["view"]
-    return group
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """El reparto de pytest-xdist: cada módulo entero en un solo proceso, para que sus
+    fixtures de módulo (el navegador ya abierto en cada página, el servidor de
+    JupyterLab, los experimentos) se calculen una vez. Las vistas del sitio
+    (``test_site_view.py``, una carga por página, ancho y modo) se reparten por ancho
+    y modo.
+
+    (La marca ``xdist_group`` de ``--dist loadgroup`` no sirve con pytest 9: xdist 3.8
+    cambia ``item._nodeid``, que pytest 9 ya no lee.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module, _, rest = nodeid.partition("::")
+            view = _SITE_VIEW.search(rest)
+            if module.endswith("test_site_view.py") and view:
+                return f"{module}::{view.group(1)}"
+            return module
+
+    return ModuleScheduling(config, log)
 
 
-@pytest.hookimpl(tryfirst=True)
+_SITE_VIEW = re.compile(r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
@@ -65,7 +78,6 @@ def pytest_collection_modifyitems(config, items):
             or names & SERIAL_FIXTURES
         ):
             item.add_marker(pytest.mark.serial)
-        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
 
 
 @pytest.fixture(scope="session")
