@@ -5,6 +5,8 @@ SHELL := /bin/bash
 
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# --no-compile: Python compila cada módulo la primera vez que se importa (y guarda el
+# .pyc); compilar al instalar todos los de torch, sympy, etc. no hace falta.
 PIP := $(PY) -m pip --disable-pip-version-check
 HTML := _build/html
 PORT ?= 8000
@@ -18,7 +20,7 @@ $(PY):
 	python3 -m venv $(VENV)
 
 $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
-	$(PIP) install -q -r requirements.txt
+	$(PIP) install -q --no-compile -r requirements.txt
 	@# ipykernel >= 7.3 avisa en cada arranque de que el transporte TCP no va cifrado.
 	@# Aquí los núcleos escuchan solo en 127.0.0.1 y los lanza el propio proceso, así
 	@# que el núcleo del entorno se configura para registrar solo errores.
@@ -28,7 +30,7 @@ $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
-	$(PIP) install -q -r requirements-test.txt
+	$(PIP) install -q --no-compile -r requirements-test.txt
 	touch $@
 
 # JupyterLab, en su propio entorno $(LAB_VENV): fuera de $(VENV), porque sus
@@ -40,7 +42,7 @@ LAB_ENV := env -u MPLBACKEND JUPYTER_PATH=$(abspath $(LAB_KERNELS))
 
 $(LAB_VENV)/.deps: requirements-lab.txt
 	python3 -m venv $(LAB_VENV)
-	$(LAB_VENV)/bin/python -m pip --disable-pip-version-check install -q \
+	$(LAB_VENV)/bin/python -m pip --disable-pip-version-check install -q --no-compile \
 	  -r requirements-lab.txt
 	mkdir -p $(LAB_KERNELS)/kernels/python3
 	printf '%s\n' '{"argv": ["$(abspath $(PY))", "-m", "ipykernel_launcher",' \
@@ -107,7 +109,12 @@ ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' 
   ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
   sha256sum requirements.txt; } | sha256sum | cut -c1-16)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-JCACHE := $(VENV)/bin/jcache
+# Los capítulos que más tardan en ejecutarse, primero (de más a menos, medido con
+# «make bench»): con dos núcleos, el último que empieza no debe ser el más largo.
+# tools/ejecutar_notebooks.py reparte un notebook cada vez entre los núcleos.
+SLOW_FIRST := 10 09 01 11 06 07 12
+NOTEBOOKS_BY_COST := $(foreach n,$(SLOW_FIRST),$(filter notebooks/$(n)_%,$(NOTEBOOKS))) \
+  $(filter-out $(foreach n,$(SLOW_FIRST),notebooks/$(n)_%),$(NOTEBOOKS))
 JB_FLAGS ?= -W -n --keep-going --quiet
 
 .PHONY: engine-hash book-step check lint
@@ -132,8 +139,7 @@ execute:
 	  rm -rf $(CACHE) _build/jupyter_execute _build/.doctrees; \
 	fi; \
 	mkdir -p $(CACHE); echo "$$hash" > $(ENGINE_STAMP)
-	$(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS) > /dev/null
-	$(JCACHE) project -p $(CACHE) execute --executor local-parallel --timeout 300 \
+	$(PY) tools/ejecutar_notebooks.py $(CACHE) 300 $(NOTEBOOKS_BY_COST) \
 	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }
 	@grep -E "Execution (Successful|Excepted)" _build/execute.log \
 	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
@@ -146,18 +152,31 @@ book-step: execute
 	@echo "Libro construido en $(HTML)/index.html"
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
+# Las pruebas, en dos tandas: casi todas en dos procesos a la vez (pytest-xdist; cada
+# módulo en un proceso, ver tests/conftest.py), y después, solas, las que miden tiempos
+# o reconstruyen _build (marca «serial»). Si la primera falla, la segunda se ejecuta
+# igual y la orden falla al final.
+PYTEST_WORKERS ?= 2
 test: test-setup
 	$(PY) tests/install_system_deps.py
-	$(PY) -m pytest --durations=30
+	@status=0; \
+	set -x; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) -m "not serial" \
+	  --durations=30 || status=$$?; \
+	$(PY) -m pytest -m serial --durations=10 || status=$$?; \
+	exit $$status
 
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
-# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log.
+# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
+# de npm se instalan mientras pip instala los de Python; el libro se construye cuando
+# todo está (instalar en .venv durante la construcción cambiaría resnorm a medias).
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
-	$(MAKE) --no-print-directory book test-deps; status=$$?; \
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-deps vendor \
+	  && $(MAKE) --no-print-directory book; status=$$?; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
 	  tail -30 _build/lab-deps.log; exit 1; \
@@ -169,7 +188,8 @@ test-setup:
 # (node_modules: el diccionario inglés del corrector ortográfico.)
 check: test-deps node_modules/.installed
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider
+	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider \
+	  -n $(PYTEST_WORKERS)
 
 lint: test-deps
 	$(VENV)/bin/ruff check .

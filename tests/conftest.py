@@ -3,6 +3,7 @@ servido en 127.0.0.1 y un Chromium headless que aborta toda petición externa.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,46 @@ BUILD_FIXTURES = {"executed_notebooks", "built_site", "site_url"}
 BROWSER_FIXTURES = {"browser", "page_factory"}
 
 
+# Pruebas que miden tiempos o reconstruyen _build: en «make test» corren solas, después
+# de las demás (``-m serial``), para que el otro proceso de pytest-xdist no les robe
+# núcleo (Lighthouse, los saltos y la aparición de los widgets, el ancho de banda) ni
+# lea el sitio mientras «make book» lo reescribe (la reconstrucción en caliente).
+SERIAL_MODULES = {"test_lighthouse.py"}
+SERIAL_TESTS = {
+    "test_widgets_show_within_a_second_of_domcontentloaded",
+    "test_widgets_appearing_do_not_push_the_text",
+    "test_widget_pages_do_not_jump_while_they_load",
+    "test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds",
+}
+SERIAL_FIXTURES = {"measured"}  # tests/test_cost.py: tiempos de cada receta
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """El reparto de pytest-xdist: cada módulo entero en un solo proceso, para que sus
+    fixtures de módulo (el navegador ya abierto en cada página, el servidor de
+    JupyterLab, los experimentos) se calculen una vez. Las vistas del sitio
+    (``test_site_view.py``, una carga por página, ancho y modo) se reparten por ancho
+    y modo.
+
+    (La marca ``xdist_group`` de ``--dist loadgroup`` no sirve con pytest 9: xdist 3.8
+    cambia ``item._nodeid``, que pytest 9 ya no lee.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module, _, rest = nodeid.partition("::")
+            view = _SITE_VIEW.search(rest)
+            if module.endswith("test_site_view.py") and view:
+                return f"{module}::{view.group(1)}"
+            return module
+
+    return ModuleScheduling(config, log)
+
+
+_SITE_VIEW = re.compile(r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
@@ -31,6 +72,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.build)
         if names & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+        if (
+            item.path.name in SERIAL_MODULES
+            or getattr(item, "originalname", item.name) in SERIAL_TESTS
+            or names & SERIAL_FIXTURES
+        ):
+            item.add_marker(pytest.mark.serial)
 
 
 @pytest.fixture(scope="session")

@@ -193,10 +193,27 @@ NAMES = [
 
 
 @pytest.fixture(scope="module")
-def rendered(data):
-    out = {name: _render(make()) for name, make in _figures(data).items()}
+def drawn(data):
+    """Cada figura dibujada una sola vez como en el libro (``figure_html``, la parte
+    cara): su ``<img>``, su texto más pequeño y los ejes donde la leyenda tapa las
+    curvas. Lo leen las pruebas de tamaño y la de las leyendas."""
+    from resnorm.book import legend_covers_data
+
+    out = {}
+    for name, make in _figures(data).items():
+        fig = make()
+        tag, min_pt = _render(fig)
+        fig.canvas.draw()
+        covered = [ax.get_title() for ax in fig.axes if legend_covers_data(ax)]
+        out[name] = (tag, min_pt, covered)
+        plt.close(fig)
     plt.close("all")
     return out
+
+
+@pytest.fixture(scope="module")
+def rendered(drawn):
+    return {name: (tag, min_pt) for name, (tag, min_pt, _) in drawn.items()}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -317,12 +334,7 @@ def test_figures_are_shown_at_their_width_in_chromium_at_1366(
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_no_legend_covers_the_curves(data, name):
-    from resnorm.book import legend_covers_data
-
-    fig = _figures(data)[name]()
-    figure_html(fig, alt="Figura de prueba")
-    fig.canvas.draw()
-    covered = [ax.get_title() for ax in fig.axes if legend_covers_data(ax)]
+def test_no_legend_covers_the_curves(drawn, name):
+    # La figura tal como la deja figure_html (que busca sitio a la leyenda).
+    covered = drawn[name][2]
     assert not covered, f"{name}: la leyenda tapa las curvas en {covered}"
-    plt.close(fig)

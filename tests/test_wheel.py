@@ -54,7 +54,7 @@ def clean_venv(tmp_path_factory, wheel) -> Path:
     venv = tmp_path_factory.mktemp("venv")
     _run(sys.executable, "-m", "venv", venv)
     python = venv / "bin" / "python"
-    _run(python, "-m", "pip", "install", "-q", wheel)
+    _run(python, "-m", "pip", "install", "-q", "--no-compile", wheel)
     return python
 
 
