@@ -86,7 +86,7 @@ SCAN_ATTRIBUTES = [
 SCAN_JS = r"""
 (attributes) => {
   const SKIP = "script, style, noscript, pre, code, kbd, samp, .highlight, .math, " +
-    "mjx-container, .citation, [lang]:not([lang^='es']), em, cite";
+    ".katex, .citation, [lang]:not([lang^='es']), em, cite";
   const where = (el) => el.tagName.toLowerCase() +
     (el.id ? "#" + el.id : "") +
     (el.classList.length ? "." + [...el.classList].slice(0, 3).join(".") : "");

@@ -66,7 +66,7 @@ SCAN_ATTRIBUTES = ("aria-label", "title", "alt", "placeholder", "data-bs-title")
 SCAN_JS = r"""
 (attributes) => {
   const SKIP = "script, style, noscript, pre, code, kbd, samp, .highlight, .math, " +
-    "mjx-container, .citation, [lang]:not([lang^='es']), em, cite";
+    ".katex, .citation, [lang]:not([lang^='es']), em, cite";
   const where = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "");
   const out = [];
@@ -104,7 +104,7 @@ WIDE_JS = r"""
     (el.classList.length ? "." + [...el.classList].slice(0, 2).join(".") : "") +
     " «" + (el.textContent || "").trim().slice(0, 40) + "»";
   const items = column.querySelectorAll(
-    "mjx-container[display='true'], .katex-display > .katex, table, " +
+    ".katex-display > .katex, table, " +
     ".rn-widget table, pre");
   const bad = [];
   for (const el of items) {

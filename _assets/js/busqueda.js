@@ -13,7 +13,7 @@
     ".header-article-items", ".dropdown", ".onlyprint", "#jb-print-docs-body",
     ".prev-next-area", ".prev-next-footer", "nav", "footer", ".cell_input",
     ".copybtn", "summary", ".thebe-launch-button", ".widget-subarea",
-    "mjx-assistive-mml", ".toctree-wrapper",
+    ".katex-mathml", ".toctree-wrapper",
   ].join(", ");
 
   var SYMBOLS = {
