@@ -278,3 +278,16 @@ def test_progress_counts_only_right_answers_of_the_current_version(js):
     )
     assert out[0] == {"done": 1, "total": 3}
     assert out[1:] == ["1 de 3 preguntas", "1 de 1 pregunta"]
+
+
+def test_every_chapter_asks_for_a_prediction_before_it_shows():
+    """Cada capítulo pide predecir antes de ver: una pregunta «prediccion» del banco
+    o, en el capítulo 2, el ejercicio «Predice antes de ejecutar» (ejercicio 2.4)."""
+    without = [key for key in bank.chapters()
+               if not any(q.kind == "prediccion"
+                          for qs in bank.chapter(key).values() for q in qs)]
+    assert without == ["residual"], without
+    chapter_2 = QUIZ_DIR.parents[1] / "notebooks" / "02_conexion_residual.ipynb"
+    nb = json.loads(chapter_2.read_text(encoding="utf-8"))
+    text = "".join("".join(c["source"]) for c in nb["cells"])
+    assert "Predice antes de ejecutar" in text

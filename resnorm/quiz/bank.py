@@ -309,6 +309,32 @@ def _ch03():
                     f"σ = √σ² = {sigma:.4f}."
                 ),
             ),
+            Choice(
+                id="ch03-prediccion-desplazar",
+                prompt="Predice: si sumas 10 a cada componente de x, ¿qué pasa con μ "
+                "y con σ?",
+                options=(
+                    Option(
+                        "μ sube 10 y σ no cambia",
+                        True,
+                        "Todas las componentes se mueven lo mismo: la media se "
+                        "mueve con ellas y las desviaciones x − μ no cambian.",
+                    ),
+                    Option(
+                        "Las dos suben 10",
+                        False,
+                        "σ mide la dispersión alrededor de μ; desplazar el vector "
+                        "entero no la cambia.",
+                    ),
+                    Option(
+                        "No cambia ninguna",
+                        False,
+                        "La media sí se mueve: es la suma dividida entre n, y la "
+                        "suma crece 4 · 10.",
+                    ),
+                ),
+                kind="prediccion",
+            ),
         ],
     }
 
@@ -484,6 +510,30 @@ def _ch05():
                 ),
                 hints=("Multiplica x̂₁ por γ₁.", "Suma β₁ al resultado."),
                 solution=f"y₁ = 1.2 × ({x_hat:.4f}) + 0.1 = {y:.3f}.",
+            ),
+            Choice(
+                id="ch05-prediccion-gamma-cero",
+                prompt="Predice: con γ = (0, 0, 0, 0), ¿qué sale de γ ⊙ x̂ + β para "
+                "cualquier entrada?",
+                options=(
+                    Option(
+                        "β, sea cual sea la entrada",
+                        True,
+                        "γ ⊙ x̂ vale 0 en cada componente, así que solo queda β: la "
+                        "capa olvida la entrada.",
+                    ),
+                    Option(
+                        "x̂, la entrada normalizada",
+                        False,
+                        "Eso da γ = (1, 1, 1, 1) y β = 0, no γ = 0.",
+                    ),
+                    Option(
+                        "Un vector de ceros",
+                        False,
+                        "Solo si además β = 0: β se suma después de multiplicar.",
+                    ),
+                ),
+                kind="prediccion",
             ),
         ],
         "cuantos": [
@@ -721,6 +771,33 @@ def _ch07():
                     ),
                 ),
             ),
+            Choice(
+                id="ch07-prediccion-sin-lnf",
+                prompt="Predice: en una pila Pre-LN sin la LayerNorm final, ¿sale el "
+                "vector de cada token del último bloque con media 0 y σ = 1?",
+                options=(
+                    Option(
+                        "No: la corriente residual no pasa por ninguna LayerNorm",
+                        True,
+                        "En Pre-LN cada LayerNorm normaliza solo la copia que entra "
+                        "en una subcapa; la suma x + F(LN(x)) sigue sin normalizar. "
+                        "Por eso GPT-2 añade ln_f.",
+                    ),
+                    Option(
+                        "Sí: cada bloque tiene dos LayerNorm",
+                        False,
+                        "Están en las ramas, antes de cada subcapa; el atajo lleva x "
+                        "hasta la suma sin tocarlas.",
+                    ),
+                    Option(
+                        "Sí, si γ = 1 y β = 0",
+                        False,
+                        "Aun con γ = 1 y β = 0, lo normalizado es la entrada de la "
+                        "subcapa, no la suma que sale del bloque.",
+                    ),
+                ),
+                kind="prediccion",
+            ),
         ],
     }
 
@@ -880,6 +957,7 @@ def _ch09():
 
 
 def _ch11_resumen():
+    rms_small = [_f(v) for v in rms_norm(np.array([2.0, 4.0]))]
     return {
         "repaso": [
             Choice(
@@ -949,6 +1027,32 @@ def _ch11_resumen():
                         "Todos los citados en el curso normalizan.",
                     ),
                 ),
+            ),
+            Choice(
+                id="ch11-prediccion-rms-escala",
+                prompt="Predice: ¿qué da RMSNorm (sin γ) con [20, 40], si con [2, 4] "
+                f"da [{rms_small[0]:.2f}, {rms_small[1]:.2f}]?",
+                options=(
+                    Option(
+                        f"Lo mismo, [{rms_small[0]:.2f}, {rms_small[1]:.2f}]",
+                        True,
+                        "Multiplicar por 10 multiplica también la raíz de la media "
+                        "de los cuadrados por 10: se cancelan.",
+                    ),
+                    Option(
+                        f"[{10 * rms_small[0]:.1f}, {10 * rms_small[1]:.1f}]",
+                        False,
+                        "RMSNorm divide entre la escala del vector: si el vector "
+                        "crece 10 veces, el divisor también.",
+                    ),
+                    Option(
+                        "[−1, 1], como LayerNorm",
+                        False,
+                        "RMSNorm no resta la media: los dos valores siguen siendo "
+                        "positivos.",
+                    ),
+                ),
+                kind="prediccion",
             ),
         ],
     }
@@ -1021,6 +1125,32 @@ def _ch12_coste():
                     ),
                     Option("Porque no tiene parámetros", False, "Tiene γ."),
                 ),
+            ),
+            Choice(
+                id="ch12-prediccion-media-precision",
+                prompt="Predice: si el tensor pasa de float32 a float16, ¿cuántos "
+                "bytes lee y escribe una LayerNorm que recorre x una vez y escribe y?",
+                options=(
+                    Option(
+                        "La mitad",
+                        True,
+                        "Cada número ocupa 2 bytes en lugar de 4, y el número de "
+                        "pasadas por la memoria no cambia.",
+                    ),
+                    Option(
+                        "Los mismos",
+                        False,
+                        "Los bytes son números × bytes por número, y cada número "
+                        "ocupa la mitad.",
+                    ),
+                    Option(
+                        "La cuarta parte",
+                        False,
+                        "Eso sería si cada número ocupara un byte: float16 ocupa "
+                        "dos, la mitad que float32.",
+                    ),
+                ),
+                kind="prediccion",
             ),
         ],
     }
