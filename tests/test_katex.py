@@ -223,6 +223,15 @@ def test_formulas_are_visible_where_they_are_written(page_factory, site_url):
     # llegó a esconder todas las fórmulas en línea: el texto estaba, la vista no.
     rec = page_factory()
     page = rec.goto(f"{site_url}/notebooks/04_layernorm.html")
+    # Las pistas y soluciones plegadas esconden sus fórmulas hasta que se abren: se
+    # abren todas antes de contar (que estén plegadas es lo que se quiere).
+    toggles = page.evaluate(
+        "() => { const b = document.querySelectorAll("
+        "'.dropdown.admonition .toggle-button'); b.forEach(x => x.click());"
+        " return b.length; }"
+    )
+    assert toggles > 0, "el capítulo 4 debería tener pistas plegadas"
+    page.wait_for_timeout(500)
     counts = page.evaluate(
         "() => { const all = [...document.querySelectorAll('.katex')];"
         " return [all.length, all.filter("

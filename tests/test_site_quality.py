@@ -305,9 +305,17 @@ def _run_axe(page, rules: list[str] | None = None) -> list[dict]:
 
 
 def _wait_for_widgets(page) -> None:
+    """Espera a que cada widget esté dibujado, no solo su caja reservada.
+
+    Los widgets lejos de la pantalla se dibujan tras el primer gesto del lector (o
+    2 s después de cargar): un evento «scroll» hace de ese gesto.
+    """
+    page.evaluate("() => window.dispatchEvent(new Event('scroll'))")
     page.wait_for_function(
-        "() => document.querySelectorAll('.widget-subarea').length >= "
-        f"document.querySelectorAll(\"script[type='{WIDGET_VIEW}']\").length",
+        "() => { const boxes = [...document.querySelectorAll('.widget-subarea')];"
+        " return boxes.length >= "
+        f"document.querySelectorAll(\"script[type='{WIDGET_VIEW}']\").length"
+        " && boxes.every(b => b.querySelector('.rn-widget')); }",
         timeout=LOAD_TIMEOUT,
     )
 
