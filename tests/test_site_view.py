@@ -175,10 +175,16 @@ def _wait_until_drawn(page) -> None:
         "document.querySelectorAll('.katex').length > 0",
         timeout=LOAD_TIMEOUT,
     )
+    # Los widgets lejos de la pantalla se dibujan tras el primer gesto del lector (o
+    # 2 s después de cargar): un «scroll» hace de gesto, y se espera a que cada caja
+    # reservada tenga su widget dibujado (la foto debe mostrarlos, no sus cajas).
+    page.evaluate("() => window.dispatchEvent(new Event('scroll'))")
     page.wait_for_function(
-        "() => document.querySelectorAll('.widget-subarea').length >= "
+        "() => { const boxes = [...document.querySelectorAll('.widget-subarea')];"
+        " return boxes.length >= "
         "document.querySelectorAll(\"script[type='application/vnd.jupyter."
-        "widget-view+json']\").length",
+        "widget-view+json']\").length"
+        " && boxes.every(b => b.querySelector('.rn-widget')); }",
         timeout=LOAD_TIMEOUT,
     )
     page.add_style_tag(content=NO_MOTION)
