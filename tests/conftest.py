@@ -27,13 +27,12 @@ BROWSER_FIXTURES = {"browser", "page_factory"}
 
 # Pruebas que miden tiempos o reconstruyen _build: en «make test» corren solas, después
 # de las demás (``-m serial``), para que el otro proceso de pytest-xdist no les robe
-# núcleo (Lighthouse, los saltos y la aparición de los widgets, el ancho de banda) ni
+# núcleo (Lighthouse, la aparición de los widgets, el ancho de banda) ni
 # lea el sitio mientras «make book» lo reescribe (la reconstrucción en caliente).
 SERIAL_MODULES = {"test_lighthouse.py"}
 SERIAL_TESTS = {
     "test_widgets_show_within_a_second_of_domcontentloaded",
     "test_widgets_appearing_do_not_push_the_text",
-    "test_widget_pages_do_not_jump_while_they_load",
     "test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds",
 }
 SERIAL_FIXTURES = {"measured"}  # tests/test_cost.py: tiempos de cada receta

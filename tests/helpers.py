@@ -168,9 +168,43 @@ class PageRecorder:
             self.failed.append(f"{response.url}: HTTP {response.status}")
 
     def goto(self, url: str):
+        """Abre ``url`` y espera a ``load`` (HTML, hojas, scripts, fuentes e imágenes
+        a la vista). Lo que llega después (los widgets) lo espera cada prueba por lo
+        que necesita ver, no por un silencio de red."""
         self.page.goto(url, wait_until="load")
-        self.page.wait_for_load_state("networkidle")
         return self.page
+
+
+#: Script de inicio (``context.add_init_script``) que suma los desplazamientos de
+#: diseño (layout shift de Chromium) que no siguen a un gesto del lector, en
+#: ``window.__rnShift`` = {cls, shifts: [[ms, valor, nodos], ...]}.
+LAYOUT_SHIFT_PROBE = """
+window.__rnShift = {cls: 0, shifts: []};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (e.hadRecentInput) continue;
+    window.__rnShift.cls += e.value;
+    const nodes = (e.sources || []).map((s) => s.node && (s.node.id ||
+      s.node.className || s.node.nodeName)).filter(Boolean).slice(0, 3);
+    window.__rnShift.shifts.push([Math.round(e.startTime), e.value, String(nodes)]);
+  }
+}).observe({type: "layout-shift", buffered: true});
+"""
+MAX_LAYOUT_SHIFT = 0.05
+
+
+def layout_shifts(page, settle_ms: int = 50) -> tuple[float, str]:
+    """El desplazamiento acumulado de ``page`` (con ``LAYOUT_SHIFT_PROBE``) y una
+    descripción de cada salto, tras dos fotogramas y ``settle_ms`` (los últimos
+    saltos se notifican así)."""
+    page.evaluate(
+        "(ms) => new Promise((r) => requestAnimationFrame(() => "
+        "requestAnimationFrame(() => setTimeout(r, ms))))",
+        settle_ms,
+    )
+    probe = page.evaluate("window.__rnShift")
+    text = ", ".join(f"{v:.3f} en {t} ms ({n})" for t, v, n in probe["shifts"])
+    return probe["cls"], text
 
 
 def html_pages(build: Path = BUILD_HTML) -> list[str]:

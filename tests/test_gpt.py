@@ -1,6 +1,7 @@
 """El GPT diminuto del capítulo 10: el corpus se regenera desde su commit, el modelo es
 causal y parte de los mismos pesos en cada versión, y lo que el capítulo lee de las
-curvas se cumple con tres semillas."""
+curvas se cumple también con otras dos semillas (la del capítulo se afirma al
+construirlo)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from resnorm.data import load_corpus, make_corpus
 from resnorm.exercises import ch10
 from tests.helpers import ROOT
 
-SEEDS = (0, 1, 2)
+#: La semilla 0 es la del capítulo: sus celdas ``remove-cell`` afirman lo mismo que
+#: las pruebas de abajo sobre esos entrenamientos cada vez que se construye el libro.
+#: Aquí, las otras dos: lo que el capítulo lee no depende de la semilla.
+SEEDS = (1, 2)
 WITH_SHORTCUT = ("residual", "post_ln", "pre_ln")
 WITHOUT_SHORTCUT = ("plain", "ln_only")
 
@@ -142,7 +146,7 @@ def test_known_word_fraction_counts_only_the_generated_words():
     assert gpt.known_word_fraction([gpt.PROMPT], text) == 0.0
 
 
-# --- Lo que el capítulo lee, con tres semillas -------------------------------------
+# --- Lo que el capítulo lee, con tres semillas (la 0 en el capítulo, 1 y 2 aquí) ---
 
 
 @pytest.fixture(scope="module")

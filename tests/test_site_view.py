@@ -8,6 +8,8 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 * ninguna página se desborda a lo ancho, y cada fórmula o tabla ancha cabe en la
   columna o se desplaza dentro de su propia caja;
 * ningún elemento muestra un texto de interfaz en inglés (lista cerrada, abajo);
+* el texto no salta mientras la página carga y dibuja sus fórmulas y sus widgets
+  (desplazamiento acumulado < 0.05);
 * cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
   una persona la mire: en modo claro en los tres anchos y en oscuro en el portátil
   (``PHOTOGRAPHED``; la captura de página entera es lo más caro de cada visita, y el
@@ -22,8 +24,17 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.helpers import BUILD_HTML, ROOT, PageRecorder, html_pages
+from tests.helpers import (
+    BUILD_HTML,
+    LAYOUT_SHIFT_PROBE,
+    MAX_LAYOUT_SHIFT,
+    ROOT,
+    PageRecorder,
+    html_pages,
+    layout_shifts,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -166,10 +177,11 @@ class PageView:
     screenshot: Path | None = None
     console_errors: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
+    layout_shift: float = 0.0
+    shifts: str = ""
 
 
 def _wait_until_drawn(page) -> None:
-    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
     page.wait_for_function(
         "() => !document.querySelector('.math') || "
         "document.querySelectorAll('.katex').length > 0",
@@ -216,10 +228,14 @@ def _look(browser, site_url: str, view: str, rel: str) -> PageView:
     result = PageView(rel, view)
     context = _new_context(browser, view)
     try:
+        context.add_init_script(LAYOUT_SHIFT_PROBE)
         rec = PageRecorder(context)
         page = rec.page
         page.goto(f"{site_url}/{rel}", wait_until="load", timeout=LOAD_TIMEOUT)
         _wait_until_drawn(page)
+        # Cargada, con las fórmulas, las fuentes y cada widget dibujados: lo que se
+        # ha movido hasta aquí lo ha visto el lector.
+        result.layout_shift, result.shifts = layout_shifts(page)
         wide = page.evaluate(WIDE_JS)
         result.overflow = wide["pageOverflow"]
         result.wide = wide["bad"]
@@ -273,6 +289,17 @@ def test_page_does_not_overflow_and_wide_content_scrolls_in_its_box(view, rel, l
 
 
 @pytest.mark.parametrize("view, rel", _params())
+def test_page_does_not_jump_while_it_loads_and_draws_its_widgets(view, rel, look):
+    """Desplazamiento acumulado (layout shift de Chromium) por debajo de 0.05 desde
+    que la página empieza a cargar hasta que tiene sus fórmulas (KaTeX, dibujadas al
+    construir), sus fuentes y todos sus widgets dibujados."""
+    seen = look(view, rel)
+    assert seen.layout_shift < MAX_LAYOUT_SHIFT, (
+        f"{rel} ({view}): desplazamiento {seen.layout_shift:.3f}: {seen.shifts}"
+    )
+
+
+@pytest.mark.parametrize("view, rel", _params())
 def test_no_element_shows_an_english_interface_text(view, rel, look):
     seen = look(view, rel)
     assert not seen.english, f"{rel} ({view}):\n" + "\n".join(seen.english)
@@ -305,18 +332,31 @@ def _visible(locator) -> bool:
     return locator.count() > 0 and locator.first.is_visible()
 
 
+_IN_VIEW_JS = """(sel) => [...document.querySelectorAll(sel)].some((el) => {
+  if (!el.checkVisibility({visibilityProperty: true, opacityProperty: true}))
+    return false;
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
+    && r.bottom > 0 && r.top < innerHeight;
+})"""
+
+
 def _in_view(page, selector: str) -> bool:
     """¿Hay un elemento visible de ``selector`` dentro de la ventana?"""
-    return page.evaluate(
-        """(sel) => [...document.querySelectorAll(sel)].some((el) => {
-             if (!el.checkVisibility({visibilityProperty: true, opacityProperty: true}))
-               return false;
-             const r = el.getBoundingClientRect();
-             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
-               && r.bottom > 0 && r.top < innerHeight;
-           })""",
-        selector,
-    )
+    return page.evaluate(_IN_VIEW_JS, selector)
+
+
+def _settles(page, selector: str, shown: bool) -> bool:
+    """¿Acaba ``selector`` dentro (``shown``) o fuera de la ventana? Se espera a que
+    termine la animación que abre o cierra un panel, hasta 5 s, sin pausa fija."""
+    try:
+        page.wait_for_function(
+            f"(sel) => ({_IN_VIEW_JS})(sel) === {'true' if shown else 'false'}",
+            arg=selector, timeout=5_000,
+        )
+    except PlaywrightTimeout:
+        return False
+    return True
 
 
 NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
@@ -337,21 +377,19 @@ def test_course_index_opens_closes_and_reaches_another_chapter(view, browser, si
             # En un portátil el índice está a la vista; ☰ lo pliega y lo despliega.
             assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
             toggle.click()
-            page.wait_for_timeout(400)
-            assert not _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no pliega el índice"
+            assert _settles(page, PRIMARY_LINKS, False), (
+                f"{view}: ☰ no pliega el índice")
             toggle.click()
-            page.wait_for_timeout(400)
         else:
             assert not _in_view(page, PRIMARY_LINKS), f"{view}: abierto al cargar"
             toggle.click()
-            page.wait_for_timeout(400)
-            assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no abre el índice"
+            assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
             page.keyboard.press("Escape")
-            page.wait_for_timeout(400)
-            assert not _in_view(page, PRIMARY_LINKS), f"{view}: Esc no cierra el índice"
+            assert _settles(page, PRIMARY_LINKS, False), (
+                f"{view}: Esc no cierra el índice")
             toggle.click()
-            page.wait_for_timeout(400)
-        assert _in_view(page, PRIMARY_LINKS), f"{view}: ☰ no vuelve a abrir el índice"
+        assert _settles(page, PRIMARY_LINKS, True), (
+            f"{view}: ☰ no vuelve a abrir el índice")
         link = page.locator(PRIMARY_LINKS).filter(visible=True).first
         with page.expect_navigation(timeout=LOAD_TIMEOUT):
             link.click()
@@ -379,29 +417,36 @@ def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
             assert "índice de la página" in (toggle.get_attribute("aria-label") or "")
             assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
             toggle.click()
-            page.wait_for_timeout(400)
-            assert _in_view(page, SECONDARY), f"{view}: ☷ no abre el índice"
+            assert _settles(page, SECONDARY, True), f"{view}: ☷ no abre el índice"
             page.keyboard.press("Escape")
-            page.wait_for_timeout(400)
-            assert not _in_view(page, SECONDARY), f"{view}: Esc no cierra el índice"
+            assert _settles(page, SECONDARY, False), f"{view}: Esc no cierra el índice"
             toggle.click()
-            page.wait_for_timeout(400)
+            assert _settles(page, SECONDARY, True), f"{view}: ☷ no vuelve a abrirse"
         links = page.locator(SECONDARY).filter(visible=True)
         assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
         link = links.nth(2)
         target = (link.get_attribute("href") or "").split("#")[-1]
         assert target, link.get_attribute("href")
         link.click()
-        page.wait_for_timeout(600)
+        half = page.viewport_size["height"] / 2
+        try:
+            page.wait_for_function(
+                "([id, half]) => { const t = document.getElementById(id)"
+                ".getBoundingClientRect().top; return t >= 0 && t < half; }",
+                arg=[target, half], timeout=5_000,
+            )
+        except PlaywrightTimeout:
+            pass
         top = page.evaluate(
             "(id) => document.getElementById(id).getBoundingClientRect().top", target
         )
-        assert 0 <= top < page.viewport_size["height"] / 2, f"{view}: #{target}: {top}"
-        assert not _in_view(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a")
+        assert 0 <= top < half, f"{view}: #{target}: {top}"
+        assert _settles(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a",
+                        False), f"{view}: el índice de la página sigue abierto"
         # Y desde la sección, el índice del curso lleva a otro capítulo.
         if width < 992:
             page.locator("button.primary-toggle:visible").click()
-            page.wait_for_timeout(400)
+            assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
         with page.expect_navigation(timeout=LOAD_TIMEOUT):
             page.locator(PRIMARY_LINKS).filter(visible=True).first.click()
         assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
@@ -561,8 +606,10 @@ def test_solution_title_opens_the_solution(browser, site_url):
         before = page.url
         title.scroll_into_view_if_needed()
         title.click()
-        page.wait_for_timeout(500)
-        assert body.is_visible(), "la solución no se abre"
+        try:
+            body.wait_for(state="visible", timeout=5_000)
+        except PlaywrightTimeout:
+            pytest.fail("la solución no se abre")
         assert page.url == before
         assert not rec.console_errors, rec.console_errors
     finally:
@@ -588,7 +635,7 @@ def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
                             ).count() == 0, "cabecera del tema con controles"
         button = ".search-button:visible, .search-button-field:visible"
         page.locator(button).first.click()
-        page.wait_for_timeout(300)
+        page.locator("#pst-search-dialog input").first.wait_for(state="visible")
         fields = page.evaluate(SEARCH_FIELD_JS, "#pst-search-dialog input")
         assert len(fields) == 1, fields
         page.goto(f"{site_url}/search.html?q=capa", wait_until="load")

@@ -319,24 +319,12 @@ def test_back_to_top_does_not_cover_a_widget_on_a_phone(browser, site_url, rende
 
 
 LOAD_PROBE = """
-window.__rn = {cls: 0, shifts: [], dcl: null, widget: undefined, jumped: null};
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    if (!e.hadRecentInput) {
-      window.__rn.cls += e.value;
-      const nodes = (e.sources || []).map((s) => s.node && (s.node.id ||
-        s.node.className || s.node.nodeName)).filter(Boolean).slice(0, 3);
-      window.__rn.shifts.push([Math.round(e.startTime), e.value, String(nodes)]);
-    }
-  }
-}).observe({type: "layout-shift", buffered: true});
+window.__rn = {dcl: null, widget: undefined, jumped: false};
 document.addEventListener("DOMContentLoaded", () => {
   window.__rn.dcl = performance.now();
-  if (window.__rnJump) {
-    // El lector salta al primer widget en cuanto puede (p. ej. con un enlace).
-    const box = document.querySelector(".widget-subarea");
-    if (box) { box.scrollIntoView({block: "start"}); window.__rn.jumped = box; }
-  }
+  // El lector salta al primer widget en cuanto puede (p. ej. con un enlace).
+  const box = document.querySelector(".widget-subarea");
+  if (box) { box.scrollIntoView({block: "start"}); window.__rn.jumped = true; }
 });
 new MutationObserver(() => {
   const w = document.querySelector("section.rn-widget");
@@ -345,38 +333,40 @@ new MutationObserver(() => {
   }
 }).observe(document, {childList: true, subtree: true});
 """
-JUMP = "window.__rnJump = true;"
 
 SIZES = [(1366, 900), (820, 1180), (390, 844)]
-MAX_SHIFT = 0.05
+_JUMPS: dict[tuple[int, int], dict] = {}
 
 
-def _load_probes(browser, site_url, width, height, jump=False):
-    """Cada página con widgets, cargada a ``width``×``height``: desplazamiento
-    acumulado (layout shift de Chromium), cuándo llegó DOMContentLoaded y cuándo se vio
-    el primer widget. Con ``jump``, en DOMContentLoaded la página salta al primer
-    widget, antes de que esté dibujado (como quien llega por un enlace)."""
-    from tests.helpers import PageRecorder
+def _jump_to_first_widget(browser, site_url, width, height) -> dict:
+    """Cada página con widgets, cargada a ``width``×``height`` por quien salta al
+    primer widget en DOMContentLoaded, antes de que esté dibujado (como quien llega
+    por un enlace): cuándo llegó DOMContentLoaded, cuándo se vio el primer widget y
+    cuánto se desplazó el texto. Una carga por página y ancho para las dos pruebas
+    que la leen.
 
+    (Sin salto, el desplazamiento de cada página mientras carga y dibuja sus widgets
+    lo mide ``tests/test_site_view.py`` en cada ancho y modo.)"""
+    from tests.helpers import LAYOUT_SHIFT_PROBE, PageRecorder, layout_shifts
+
+    if (width, height) in _JUMPS:
+        return _JUMPS[width, height]
     out = {}
     for rel in _widget_pages():
         context = browser.new_context(viewport={"width": width, "height": height})
-        context.add_init_script((JUMP if jump else "") + LOAD_PROBE)
+        context.add_init_script(LAYOUT_SHIFT_PROBE + LOAD_PROBE)
         rec = PageRecorder(context)
-        page = rec.goto(f"{site_url}/{rel}")
+        page = rec.page
+        page.goto(f"{site_url}/{rel}", wait_until="load")
         page.wait_for_function("window.__rn.widget !== undefined", timeout=15000)
-        page.wait_for_timeout(1000)  # que terminen de dibujarse los demás
-        out[rel] = page.evaluate(
-            "({...window.__rn, jumped: !!window.__rn.jumped,"
-            " drawn: document.querySelectorAll('section.rn-widget').length,"
-            " boxes: document.querySelectorAll('.widget-subarea').length})"
-        )
+        probe = page.evaluate("window.__rn")
+        # Lo que el widget dibujado aún tarde en crecer (sus gráficos) cuenta también.
+        probe["cls"], probe["shifts"] = layout_shifts(page, settle_ms=300)
+        probe["errors"] = rec.console_errors + rec.failed + rec.external
+        out[rel] = probe
         context.close()
+    _JUMPS[width, height] = out
     return out
-
-
-def _shifts(probe) -> str:
-    return ", ".join(f"{v:.3f} en {t} ms ({n})" for t, v, n in probe["shifts"])
 
 
 @pytest.mark.parametrize("width,height", SIZES)
@@ -386,10 +376,11 @@ def test_widgets_show_within_a_second_of_domcontentloaded(
     """Quien salta a un widget en cuanto la página lo permite (DOMContentLoaded) lo ve
     dibujado antes de 1 s: los widgets no esperan a nada que no necesiten."""
     problems = []
-    for rel, probe in _load_probes(browser, site_url, width, height, jump=True).items():
+    for rel, probe in _jump_to_first_widget(browser, site_url, width, height).items():
         delay = probe["widget"] - probe["dcl"]
         if not probe["jumped"] or delay > 1000:
             problems.append(f"{rel} a {width} px: el widget tarda {delay:.0f} ms")
+        problems += [f"{rel} a {width} px: {e}" for e in probe["errors"]]
     assert not problems, "\n".join(problems)
 
 
@@ -397,27 +388,12 @@ def test_widgets_show_within_a_second_of_domcontentloaded(
 def test_widgets_appearing_do_not_push_the_text(browser, site_url, width, height):
     """Con la página ya en el primer widget cuando este se dibuja, su caja reservada
     tiene el alto del widget: el texto de debajo no salta (desplazamiento < 0.05)."""
-    problems = [
-        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}: {_shifts(probe)}"
-        for rel, probe in _load_probes(
-            browser, site_url, width, height, jump=True).items()
-        if probe["cls"] >= MAX_SHIFT
-    ]
-    assert not problems, "\n".join(problems)
+    from tests.helpers import MAX_LAYOUT_SHIFT
 
-
-@pytest.mark.parametrize("width,height", SIZES)
-def test_widget_pages_do_not_jump_while_they_load(browser, site_url, width, height):
-    """Desplazamiento acumulado (layout shift de Chromium) de cada página con widgets
-    por debajo de 0.05 mientras carga, con las fórmulas (KaTeX, ya dibujadas al
-    construir) y todos sus widgets dibujados."""
-    probes = _load_probes(browser, site_url, width, height)
     problems = [
-        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}: {_shifts(probe)}"
-        for rel, probe in probes.items() if probe["cls"] >= MAX_SHIFT
-    ]
-    problems += [
-        f"{rel} a {width} px: {probe['drawn']} de {probe['boxes']} widgets dibujados"
-        for rel, probe in probes.items() if probe["drawn"] < probe["boxes"]
+        f"{rel} a {width} px: desplazamiento {probe['cls']:.3f}: {probe['shifts']}"
+        for rel, probe in _jump_to_first_widget(
+            browser, site_url, width, height).items()
+        if probe["cls"] >= MAX_LAYOUT_SHIFT
     ]
     assert not problems, "\n".join(problems)
