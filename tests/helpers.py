@@ -119,6 +119,25 @@ def execute_notebook(path: Path, timeout: int = CELL_TIMEOUT):
     return client.execute()
 
 
+_REFRESH = re.compile(
+    r'<meta http-equiv="Refresh" content="0; url=([^"]+)"', re.IGNORECASE
+)
+
+
+def open_page(page, url: str, timeout: float = 30_000):
+    """Abre ``url`` del sitio construido y espera a ``load``. Si la página solo
+    redirige (``<meta http-equiv="Refresh">``, como ``index.html``), espera también a
+    que cargue la de destino: lo que se mida después es de esa."""
+    page.goto(url, wait_until="load", timeout=timeout)
+    built = BUILD_HTML / (urlparse(url).path.lstrip("/") or "index.html")
+    if built.is_file():
+        match = _REFRESH.search(built.read_text(encoding="utf-8"))
+        if match:
+            target = match.group(1)
+            page.wait_for_url(f"**/{target}", wait_until="load", timeout=timeout)
+    return page
+
+
 def is_local(url: str) -> bool:
     parsed = urlparse(url)
     if parsed.scheme in ("data", "blob", "about", "javascript"):
@@ -171,8 +190,7 @@ class PageRecorder:
         """Abre ``url`` y espera a ``load`` (HTML, hojas, scripts, fuentes e imágenes
         a la vista). Lo que llega después (los widgets) lo espera cada prueba por lo
         que necesita ver, no por un silencio de red."""
-        self.page.goto(url, wait_until="load")
-        return self.page
+        return open_page(self.page, url)
 
 
 #: Script de inicio (``context.add_init_script``) que suma los desplazamientos de

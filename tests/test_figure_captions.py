@@ -15,6 +15,7 @@ número (portada, apéndice) una figura lleva solo «Figura M —».
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -32,7 +33,10 @@ CAPTION = re.compile(r"^Figura (?:(\d+|[A-Z])\.)?(\d+) — \S")
 SVG_FIGURE = re.compile(r"(?:^|/)(?:figuras|_images)/[\w.-]+\.svg$")
 
 
+@functools.cache
 def _soup(rel: str):
+    """La página construida, analizada una vez por proceso (ninguna prueba la
+    modifica)."""
     from bs4 import BeautifulSoup
 
     return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")

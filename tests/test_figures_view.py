@@ -10,7 +10,9 @@ por pulgada), el ancho de la imagen en px y el ancho con que se muestra en px CS
 El ancho mostrado es el del atributo ``width`` del ``<img>``, salvo que la columna sea
 más estrecha (``max-width: 100%``). Las pruebas dibujan cada figura como la dibujan los
 capítulos (también las de dos paneles y las hechas a mano con ``plt.subplots``), y en
-el sitio construido miden las figuras de verdad.
+el sitio construido miden las figuras de verdad (el ancho con que Chromium las
+muestra en un portátil lo lee ``test_site_view.py`` en la misma carga de cada página
+que sus demás comprobaciones).
 """
 
 from __future__ import annotations
@@ -300,37 +302,6 @@ def test_every_figure_of_the_built_site_is_readable_on_a_laptop(built_site):
         if px < MIN_LAPTOP_PX or phone < MIN_PHONE_PX:
             small.append(f"{rel}, figura {i + 1}: {px:.1f} px (teléfono {phone:.1f})")
     assert not small, "\n".join(small)
-
-
-@pytest.mark.build
-@pytest.mark.browser
-def test_figures_are_shown_at_their_width_in_chromium_at_1366(
-    page_factory, site_url, built_site
-):
-    """En Chromium a 1366 × 900, cada figura se muestra a su ancho (o al de la columna),
-    sin deformarse, y su texto más pequeño mide ≥ 11 px CSS con el ancho medido."""
-    pages = sorted({rel for rel, _, _ in _site_figures()})
-    problems = []
-    for rel in pages:
-        rec = page_factory()
-        page = rec.page
-        page.set_viewport_size({"width": 1366, "height": 900})
-        rec.goto(f"{site_url}/{rel}")
-        tags = _IMG.findall((built_site / rel).read_text(encoding="utf-8"))
-        boxes = page.eval_on_selector_all(
-            "img.curso-figura",
-            "els => els.map(e => [e.getBoundingClientRect().width,"
-            " e.getBoundingClientRect().height])",
-        )
-        for tag, (w, h) in zip(tags, boxes):
-            width, height = float(_attr(tag, "width")), float(_attr(tag, "height"))
-            min_pt = float(_attr(tag, "data-texto-min-pt"))
-            px = smallest_text_px(tag, min_pt, w)
-            if px < MIN_LAPTOP_PX:
-                problems.append(f"{rel}: {px:.1f} px CSS con {w:.0f} px de ancho")
-            if abs(w / h - width / height) > 0.02:
-                problems.append(f"{rel}: figura deformada ({w:.0f} × {h:.0f})")
-    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", NAMES)

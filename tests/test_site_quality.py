@@ -20,7 +20,14 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.helpers import BUILD_HTML, ROOT, PageRecorder, html_pages, is_local
+from tests.helpers import (
+    BUILD_HTML,
+    ROOT,
+    PageRecorder,
+    html_pages,
+    is_local,
+    open_page,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -337,11 +344,10 @@ def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageRepo
         rec = PageRecorder(context)
         # Plazos holgados: la máquina de pruebas puede estar ocupada (2 núcleos).
         page = rec.page
-        page.goto(f"{site_url}/{rel}", wait_until="load", timeout=LOAD_TIMEOUT)
-        page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
         _wait_for_widgets(page)
         _wait_for_math(page)
-        page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+        page.evaluate("document.fonts.ready")
         # Sin transiciones: axe mediría colores a medio camino (al cargar, el tema
         # aplica el modo de color; luego cambiamos a oscuro).
         page.add_style_tag(content=NO_TRANSITIONS)
@@ -368,7 +374,6 @@ def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageRepo
             page.locator(target).first.scroll_into_view_if_needed()
             page.screenshot(path=str(shots[kind]))
             report.screenshot = shots[kind]
-        page.wait_for_load_state("networkidle")
         report.weights = [
             (_gzip_size(r), r.url.replace(site_url, ""))
             for r in rec.responses

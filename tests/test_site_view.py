@@ -10,10 +10,15 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 * ningún elemento muestra un texto de interfaz en inglés (lista cerrada, abajo);
 * el texto no salta mientras la página carga y dibuja sus fórmulas y sus widgets
   (desplazamiento acumulado < 0.05);
+* en el portátil, cada figura se muestra a su ancho (o al de la columna), sin
+  deformarse, y su texto más pequeño mide ≥ 11 px CSS;
 * cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
-  una persona la mire: en modo claro en los tres anchos y en oscuro en el portátil
-  (``PHOTOGRAPHED``; la captura de página entera es lo más caro de cada visita, y el
-  oscuro se mira además en cada ancho con las mismas pruebas automáticas).
+  una persona la mire.
+
+Cada página se carga una vez en cada vista de ``SWEPT``: en claro en los tres anchos y
+en oscuro en el portátil. Ninguna de estas comprobaciones depende del modo de color
+(el contraste en oscuro lo mide ``test_site_quality.py`` con axe); los índices se
+abren y se cierran en las seis vistas.
 """
 
 from __future__ import annotations
@@ -34,6 +39,14 @@ from tests.helpers import (
     PageRecorder,
     html_pages,
     layout_shifts,
+    open_page,
+)
+from tests.test_figures_view import (
+    _IMG,
+    MIN_LAPTOP_PX,
+    _attr,
+    _site_figures,
+    smallest_text_px,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
@@ -48,9 +61,8 @@ VIEWPORTS = {
 SCHEMES = {"claro": "light", "oscuro": "dark"}
 VIEWS = [(v, s) for v in VIEWPORTS for s in SCHEMES]
 VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
-#: Las vistas que se guardan como captura de página entera (todas se cargan y se
-#: comprueban igual): cada ancho en claro, y el oscuro en el portátil.
-PHOTOGRAPHED = {f"{v}-claro" for v in VIEWPORTS} | {"portatil-oscuro"}
+#: Las vistas en las que se carga, se comprueba y se fotografía cada página.
+SWEPT = [f"{v}-claro" for v in VIEWPORTS] + ["portatil-oscuro"]
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
 CHAPTER = "notebooks/04_layernorm.html"
 NEXT_CHAPTER = "notebooks/05_gamma_beta.html"
@@ -179,6 +191,7 @@ class PageView:
     external: list[str] = field(default_factory=list)
     layout_shift: float = 0.0
     shifts: str = ""
+    figures: list[tuple[float, float]] = field(default_factory=list)
 
 
 def _wait_until_drawn(page) -> None:
@@ -231,7 +244,7 @@ def _look(browser, site_url: str, view: str, rel: str) -> PageView:
         context.add_init_script(LAYOUT_SHIFT_PROBE)
         rec = PageRecorder(context)
         page = rec.page
-        page.goto(f"{site_url}/{rel}", wait_until="load", timeout=LOAD_TIMEOUT)
+        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
         _wait_until_drawn(page)
         # Cargada, con las fórmulas, las fuentes y cada widget dibujados: lo que se
         # ha movido hasta aquí lo ha visto el lector.
@@ -244,13 +257,17 @@ def _look(browser, site_url: str, view: str, rel: str) -> PageView:
             for where, text in page.evaluate(SCAN_JS, list(SCAN_ATTRIBUTES))
             if ENGLISH_UI.search(text)
         ]
-        if view in PHOTOGRAPHED:
-            target = SCREENSHOTS / view / (
-                rel.replace("/", "__").removesuffix(".html") + ".png"
-            )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(target), full_page=True)
-            result.screenshot = target
+        result.figures = page.eval_on_selector_all(
+            "img.curso-figura",
+            "els => els.map(e => [e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])",
+        )
+        target = SCREENSHOTS / view / (
+            rel.replace("/", "__").removesuffix(".html") + ".png"
+        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(target), full_page=True)
+        result.screenshot = target
         result.console_errors = list(rec.console_errors)
         result.external = list(rec.external)
     finally:
@@ -272,13 +289,11 @@ def look(browser, site_url):
 
 def _params():
     return [
-        pytest.param(f"{v}-{s}", rel, id=f"{v}-{s}-{rel}")
-        for v, s in VIEWS
-        for rel in PAGES
+        pytest.param(view, rel, id=f"{view}-{rel}") for view in SWEPT for rel in PAGES
     ]
 
 
-# --- Cada página, en cada ancho y modo ---------------------------------------------
+# --- Cada página, en cada ancho ------------------------------------------------------
 
 
 @pytest.mark.parametrize("view, rel", _params())
@@ -308,12 +323,32 @@ def test_no_element_shows_an_english_interface_text(view, rel, look):
 @pytest.mark.parametrize("view, rel", _params())
 def test_every_page_is_photographed_offline_without_errors(view, rel, look):
     seen = look(view, rel)
-    if view in PHOTOGRAPHED:
-        assert seen.screenshot is not None and seen.screenshot.stat().st_size > 5_000
-    else:
-        assert seen.screenshot is None
+    assert seen.screenshot is not None and seen.screenshot.stat().st_size > 5_000
     assert not seen.external, f"{rel} ({view}): pidió {seen.external}"
     assert not seen.console_errors, f"{rel} ({view}): {seen.console_errors}"
+
+
+def _figure_pages() -> list[str]:
+    return sorted({rel for rel, _, _ in _site_figures()})
+
+
+@pytest.mark.parametrize("rel", _figure_pages())
+def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
+    """En el portátil (1366 × 900), cada figura se muestra a su ancho (o al de la
+    columna), sin deformarse, y su texto más pequeño mide ≥ 11 px CSS con el ancho
+    medido."""
+    seen = look("portatil-claro", rel)
+    tags = _IMG.findall((BUILD_HTML / rel).read_text(encoding="utf-8"))
+    assert len(seen.figures) == len(tags), f"{rel}: {len(seen.figures)} figuras vistas"
+    problems = []
+    for tag, (w, h) in zip(tags, seen.figures):
+        width, height = float(_attr(tag, "width")), float(_attr(tag, "height"))
+        px = smallest_text_px(tag, float(_attr(tag, "data-texto-min-pt")), w)
+        if px < MIN_LAPTOP_PX:
+            problems.append(f"{rel}: {px:.1f} px CSS con {w:.0f} px de ancho")
+        if abs(w / h - width / height) > 0.02:
+            problems.append(f"{rel}: figura deformada ({w:.0f} × {h:.0f})")
+    assert not problems, "\n".join(problems)
 
 
 # --- Navegar con el índice del curso y el de la página -----------------------------
