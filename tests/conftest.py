@@ -42,9 +42,10 @@ SERIAL_FIXTURES = {"measured"}  # tests/test_cost.py: tiempos de cada receta
 def pytest_xdist_make_scheduler(config, log):
     """El reparto de pytest-xdist: cada módulo entero en un solo proceso, para que sus
     fixtures de módulo (el navegador ya abierto en cada página, el servidor de
-    JupyterLab, los experimentos) se calculen una vez. Las vistas del sitio
-    (``test_site_view.py``, una carga por página, ancho y modo) se reparten por ancho
-    y modo.
+    JupyterLab, los experimentos) se calculen una vez. Dos módulos se reparten más
+    fino (``SPLIT``): las vistas del sitio (``test_site_view.py``, una carga por
+    página y vista) por vista, y los entrenamientos del GPT (``test_gpt.py``) por
+    semilla.
 
     (La marca ``xdist_group`` de ``--dist loadgroup`` no sirve con pytest 9: xdist 3.8
     cambia ``item._nodeid``, que pytest 9 ya no lee.)"""
@@ -53,15 +54,20 @@ def pytest_xdist_make_scheduler(config, log):
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module, _, rest = nodeid.partition("::")
-            view = _SITE_VIEW.search(rest)
-            if module.endswith("test_site_view.py") and view:
-                return f"{module}::{view.group(1)}"
-            return module
+            split = SPLIT.get(module.rsplit("/", 1)[-1])
+            part = split.search(rest) if split else None
+            return f"{module}::{part.group(1)}" if part else module
 
     return ModuleScheduling(config, log)
 
 
-_SITE_VIEW = re.compile(r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b")
+#: Módulos cuyas pruebas se reparten por una parte de su nombre (el resto del módulo
+#: va junto): la vista del sitio, la semilla del GPT.
+SPLIT = {
+    "test_site_view.py": re.compile(
+        r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b"),
+    "test_gpt.py": re.compile(r"\[(\d+)\]$"),
+}
 
 
 def pytest_collection_modifyitems(config, items):

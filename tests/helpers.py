@@ -138,6 +138,26 @@ def open_page(page, url: str, timeout: float = 30_000):
     return page
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def draw_widgets(page, timeout: float = 30_000) -> None:
+    """Espera a que cada widget de la página esté dibujado, no solo su caja reservada.
+
+    Los widgets lejos de la pantalla se dibujan tras el primer gesto del lector (o
+    2 s después de cargar, ``_assets/js/widgets-estaticos.js``): un evento «scroll»
+    hace de ese gesto (no cuenta como entrada del lector para los desplazamientos de
+    diseño)."""
+    page.evaluate("() => window.dispatchEvent(new Event('scroll'))")
+    page.wait_for_function(
+        "() => { const boxes = [...document.querySelectorAll('.widget-subarea')];"
+        " return boxes.length >= "
+        f"document.querySelectorAll(\"script[type='{WIDGET_VIEW}']\").length"
+        " && boxes.every(b => b.querySelector('.rn-widget')); }",
+        timeout=timeout,
+    )
+
+
 def is_local(url: str) -> bool:
     parsed = urlparse(url)
     if parsed.scheme in ("data", "blob", "about", "javascript"):

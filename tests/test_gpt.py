@@ -151,20 +151,27 @@ def test_known_word_fraction_counts_only_the_generated_words():
 
 @pytest.fixture(scope="module")
 def runs_by_seed():
+    """Los entrenamientos de una semilla, hechos la primera vez que se piden: con
+    pytest-xdist cada semilla va a un proceso (tests/conftest.py) y cada proceso
+    entrena solo la suya."""
     out = {}
-    for seed in SEEDS:
-        comparison = gpt.gpt_comparison(seed=seed, n_samples=0)
-        high = gpt.lr_sensitivity(seed=seed, n_samples=0)
-        cut = ch10.train_without_ffn_shortcut(ch10._solution, seed=seed,
+
+    def get(seed: int):
+        if seed not in out:
+            comparison = gpt.gpt_comparison(seed=seed, n_samples=0)
+            high = gpt.lr_sensitivity(seed=seed, n_samples=0)
+            cut = ch10.train_without_ffn_shortcut(ch10._solution, seed=seed,
                                                   n_samples=0)
-        out[seed] = (comparison, high, cut)
-    return out
+            out[seed] = (comparison, high, cut)
+        return out[seed]
+
+    return get
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_without_shortcut_the_gpt_stays_at_the_frequency_loss(runs_by_seed, seed):
-    comparison, _, _ = runs_by_seed[seed]
+    comparison, _, _ = runs_by_seed(seed)
     unigram = comparison["unigram_loss"]
     for config in WITHOUT_SHORTCUT:
         run = comparison["runs"][config]
@@ -176,7 +183,7 @@ def test_without_shortcut_the_gpt_stays_at_the_frequency_loss(runs_by_seed, seed
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_with_shortcut_the_gpt_ends_well_below_the_frequency_loss(runs_by_seed, seed):
-    comparison, _, _ = runs_by_seed[seed]
+    comparison, _, _ = runs_by_seed(seed)
     unigram = comparison["unigram_loss"]
     # Todas parten de cerca de ln V, la pérdida de repartir la probabilidad por igual.
     start = [r["val_loss"][0] for r in comparison["runs"].values()]
@@ -193,7 +200,7 @@ def test_with_shortcut_the_gpt_ends_well_below_the_frequency_loss(runs_by_seed, 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_post_ln_needs_warm_up_at_the_larger_rate_and_pre_ln_does_not(runs_by_seed,
                                                                        seed):
-    comparison, high, _ = runs_by_seed[seed]
+    comparison, high, _ = runs_by_seed(seed)
     unigram = comparison["unigram_loss"]
     final = {k: r["final_val_loss"] for k, r in high["runs"].items()}
     assert abs(final["post_ln"] - unigram) < 0.1, seed
@@ -205,7 +212,7 @@ def test_post_ln_needs_warm_up_at_the_larger_rate_and_pre_ln_does_not(runs_by_se
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_removing_the_ffn_shortcut_alone_is_enough_to_stop_learning(runs_by_seed, seed):
-    comparison, _, cut = runs_by_seed[seed]
+    comparison, _, cut = runs_by_seed(seed)
     assert abs(cut["final_val_loss"] - comparison["unigram_loss"]) < 0.1, seed
 
 

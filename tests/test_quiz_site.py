@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.helpers import BUILD_HTML, PageRecorder
+from tests.helpers import BUILD_HTML, PageRecorder, draw_widgets
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -79,7 +79,7 @@ def _open(browser, site_url, rel, scheme="light", width=390):
     )
     recorder = PageRecorder(context)
     page = recorder.goto(f"{site_url}/{rel}")
-    page.locator(".rn-quiz").first.wait_for(timeout=10_000)
+    draw_widgets(page)
     return context, recorder, page
 
 
@@ -153,7 +153,7 @@ def test_progress_survives_a_reload_and_start_over_clears_it(browser, site_url):
         progress = page.locator(".rn-quiz-progress").first
         assert re.search(r"\b1 de \d+ preguntas", progress.inner_text())
         page.reload(wait_until="load")
-        page.locator(".rn-quiz").first.wait_for()
+        draw_widgets(page)
         assert re.search(r"\b1 de \d+ preguntas", progress.inner_text())
         assert "Ya la contestaste bien" in _section(page, q).inner_text()
         page.goto(f"{site_url}/book/intro.html")
@@ -161,11 +161,12 @@ def test_progress_survives_a_reload_and_start_over_clears_it(browser, site_url):
         landing.wait_for()
         assert re.search(r"Llevas 1 de \d+ preguntas del curso", landing.inner_text())
         page.goto(f"{site_url}/{rel}", wait_until="load")
+        draw_widgets(page)
         page.get_by_role("button", name="Empezar de nuevo este capítulo").first.click()
         progress = page.locator(".rn-quiz-progress").first
         assert re.search(r"\b0 de \d+ preguntas", progress.inner_text())
         page.reload(wait_until="load")
-        page.locator(".rn-quiz").first.wait_for()
+        draw_widgets(page)
         assert re.search(r"\b0 de \d+ preguntas", progress.inner_text())
         assert not recorder.console_errors, recorder.console_errors
     finally:

@@ -23,7 +23,9 @@ import pytest
 from tests.helpers import (
     BUILD_HTML,
     ROOT,
+    WIDGET_VIEW,
     PageRecorder,
+    draw_widgets,
     html_pages,
     is_local,
     open_page,
@@ -40,7 +42,6 @@ AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = ROOT / "_build" / "capturas"
 WEIGHTS_REPORT = ROOT / "_build" / "pesos-por-pagina.txt"
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Los widgets se dibujan con el cargador propio del curso, nada más.
 WIDGET_SCRIPTS = ("/js/widgets-estaticos.js",)
 # Las fórmulas llegan dibujadas (KaTeX al construir): solo su hoja de estilo.
@@ -311,22 +312,6 @@ def _run_axe(page, rules: list[str] | None = None) -> list[dict]:
     )
 
 
-def _wait_for_widgets(page) -> None:
-    """Espera a que cada widget esté dibujado, no solo su caja reservada.
-
-    Los widgets lejos de la pantalla se dibujan tras el primer gesto del lector (o
-    2 s después de cargar): un evento «scroll» hace de ese gesto.
-    """
-    page.evaluate("() => window.dispatchEvent(new Event('scroll'))")
-    page.wait_for_function(
-        "() => { const boxes = [...document.querySelectorAll('.widget-subarea')];"
-        " return boxes.length >= "
-        f"document.querySelectorAll(\"script[type='{WIDGET_VIEW}']\").length"
-        " && boxes.every(b => b.querySelector('.rn-widget')); }",
-        timeout=LOAD_TIMEOUT,
-    )
-
-
 def _wait_for_math(page) -> None:
     page.wait_for_function(
         "() => !document.querySelector('.math') || "
@@ -345,7 +330,7 @@ def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageRepo
         # Plazos holgados: la máquina de pruebas puede estar ocupada (2 núcleos).
         page = rec.page
         open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
-        _wait_for_widgets(page)
+        draw_widgets(page, timeout=LOAD_TIMEOUT)
         _wait_for_math(page)
         page.evaluate("document.fonts.ready")
         # Sin transiciones: axe mediría colores a medio camino (al cargar, el tema

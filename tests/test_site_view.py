@@ -37,6 +37,7 @@ from tests.helpers import (
     MAX_LAYOUT_SHIFT,
     ROOT,
     PageRecorder,
+    draw_widgets,
     html_pages,
     layout_shifts,
     open_page,
@@ -200,18 +201,8 @@ def _wait_until_drawn(page) -> None:
         "document.querySelectorAll('.katex').length > 0",
         timeout=LOAD_TIMEOUT,
     )
-    # Los widgets lejos de la pantalla se dibujan tras el primer gesto del lector (o
-    # 2 s después de cargar): un «scroll» hace de gesto, y se espera a que cada caja
-    # reservada tenga su widget dibujado (la foto debe mostrarlos, no sus cajas).
-    page.evaluate("() => window.dispatchEvent(new Event('scroll'))")
-    page.wait_for_function(
-        "() => { const boxes = [...document.querySelectorAll('.widget-subarea')];"
-        " return boxes.length >= "
-        "document.querySelectorAll(\"script[type='application/vnd.jupyter."
-        "widget-view+json']\").length"
-        " && boxes.every(b => b.querySelector('.rn-widget')); }",
-        timeout=LOAD_TIMEOUT,
-    )
+    # La foto debe mostrar los widgets, no sus cajas reservadas.
+    draw_widgets(page, timeout=LOAD_TIMEOUT)
     page.add_style_tag(content=NO_MOTION)
     # Las figuras llevan loading="lazy": una foto de la página entera no se desplaza,
     # así que sin esto saldrían en blanco. Su caja ya está reservada (width, height).

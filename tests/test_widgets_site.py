@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import resnorm
-from tests.helpers import BUILD_HTML, html_pages
+from tests.helpers import BUILD_HTML, PageRecorder, draw_widgets, html_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -44,8 +44,6 @@ def _numbers(text: str) -> list[float]:
 def rendered(browser, site_url):
     """Cada página con widgets, abierta una vez: qué widgets se dibujaron en cada
     una."""
-    from tests.helpers import PageRecorder
-
     found: dict[str, list[str]] = {}
     problems: list[str] = []
     for rel in _widget_pages():
@@ -54,10 +52,10 @@ def rendered(browser, site_url):
         page = rec.goto(f"{site_url}/{rel}")
         html = (BUILD_HTML / rel).read_text(encoding="utf-8")
         expected = html.count(VIEW)
-        page.wait_for_function(
-            f"document.querySelectorAll('section.rn-widget').length >= {expected}",
-            timeout=30000,
-        )
+        draw_widgets(page)
+        drawn = page.locator("section.rn-widget").count()
+        if drawn < expected:
+            problems.append(f"{rel}: {drawn} de {expected} widgets dibujados")
         for cls in WIDGET_CLASSES:
             if page.locator(f"section.{cls}").count():
                 found.setdefault(cls, []).append(rel)
@@ -90,6 +88,7 @@ def _open(page_factory, site_url, rendered, cls):
         pytest.fail(f"falta el widget {WIDGET_CLASSES[cls]}")
     rec = page_factory()
     page = rec.goto(f"{site_url}/{found[cls][0]}")
+    draw_widgets(page)
     root = page.locator(f"section.{cls}").first
     root.wait_for()
     root.scroll_into_view_if_needed()
@@ -280,7 +279,7 @@ def test_fieldset_legends_are_not_bigger_than_the_widget_title(
     found, _ = rendered
     rec = page_factory()
     page = rec.goto(f"{site_url}/{found['rn-layernorm'][0]}")
-    page.locator("section.rn-layernorm").wait_for()
+    draw_widgets(page)
     sizes = page.evaluate(
         """() => { const w = document.querySelector('section.rn-layernorm');
         const px = (e) => parseFloat(getComputedStyle(e).fontSize);
@@ -292,14 +291,12 @@ def test_fieldset_legends_are_not_bigger_than_the_widget_title(
 
 
 def test_back_to_top_does_not_cover_a_widget_on_a_phone(browser, site_url, rendered):
-    from tests.helpers import PageRecorder
-
     found, _ = rendered
     context = browser.new_context(viewport={"width": 390, "height": 844})
     rec = PageRecorder(context)
     page = rec.goto(f"{site_url}/{found['rn-layernorm'][0]}")
+    draw_widgets(page)
     root = page.locator("section.rn-layernorm")
-    root.wait_for()
     root.scroll_into_view_if_needed()
     page.mouse.wheel(0, 400)
     page.mouse.wheel(0, -300)  # el tema lo muestra al subir
