@@ -152,16 +152,19 @@ book-step: execute
 	@echo "Libro construido en $(HTML)/index.html"
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
-# Las pruebas, en dos tandas: casi todas en dos procesos a la vez (pytest-xdist; cada
-# módulo en un proceso, ver tests/conftest.py), y después, solas, las que miden tiempos
-# o reconstruyen _build (marca «serial»). Si la primera falla, la segunda se ejecuta
-# igual y la orden falla al final.
+# Las pruebas, en dos tandas: casi todas en varios procesos a la vez (pytest-xdist;
+# cada módulo en un proceso, ver tests/conftest.py), y después, solas, las que miden
+# tiempos o reconstruyen _build (marca «serial»). Si la primera falla, la segunda se
+# ejecuta igual y la orden falla al final. Las pruebas del navegador pasan casi todo el
+# tiempo esperando a Chromium: con dos núcleos, cuatro procesos los mantienen ocupados
+# (TEST_WORKERS); las de «make check» solo calculan, y van en dos (PYTEST_WORKERS).
 PYTEST_WORKERS ?= 2
+TEST_WORKERS ?= 4
 test: test-setup
 	$(PY) tests/install_system_deps.py
 	@status=0; \
 	set -x; \
-	$(PY) -m pytest -n $(PYTEST_WORKERS) -m "not serial" \
+	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" \
 	  --durations=30 || status=$$?; \
 	$(PY) -m pytest -m serial --durations=10 || status=$$?; \
 	exit $$status

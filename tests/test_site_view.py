@@ -374,11 +374,11 @@ def _in_view(page, selector: str) -> bool:
 
 def _settles(page, selector: str, shown: bool) -> bool:
     """¿Acaba ``selector`` dentro (``shown``) o fuera de la ventana? Se espera a que
-    termine la animación que abre o cierra un panel, hasta 5 s, sin pausa fija."""
+    termine la animación que abre o cierra un panel, hasta 15 s, sin pausa fija."""
     try:
         page.wait_for_function(
             f"(sel) => ({_IN_VIEW_JS})(sel) === {'true' if shown else 'false'}",
-            arg=selector, timeout=5_000,
+            arg=selector, timeout=15_000,
         )
     except PlaywrightTimeout:
         return False
