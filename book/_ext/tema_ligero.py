@@ -19,8 +19,12 @@ La hoja ``basic.css`` de Sphinx, que el tema pedía con un ``@import`` desde
 ``styles/theme.css`` (un viaje más antes del primer dibujo), se escribe recortada
 dentro de ``theme.css``. Cada página carga ``_assets/css/reserva.css`` (el alto de cada
 widget reservado antes de dibujarse), pide desde ``<head>`` las fuentes de los iconos,
-y los diagramas SVG llevan su ancho y alto. El bucle del tema que da ``tabindex`` a las
-cajas desplazables mide todas antes de escribir (``patch_theme_js``).
+y los diagramas SVG llevan su ancho y alto. Las hojas grandes de las extensiones
+(sphinx-book-theme, sphinx-design, myst-nb) se recortan igual que la del tema.
+``pydata-sphinx-theme.js`` ya no obliga a componer la página antes del primer dibujo
+ni una vez por caja desplazable (``patch_theme_js``), y no se pide por adelantado
+desde ``<head>``. Cada tramo de hojas de estilo seguidas se sirve en un solo archivo
+(``bundle_styles``): de 18 peticiones antes del primer dibujo a 5.
 
 El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
 en cuenta todas las páginas de la carpeta de salida: una construcción incremental que
@@ -29,6 +33,8 @@ escribe una sola página no pierde reglas de las demás.
 
 from __future__ import annotations
 
+import hashlib
+import posixpath
 import re
 from pathlib import Path
 from typing import Any
@@ -38,6 +44,11 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 SHEETS = ("styles/pydata-sphinx-theme.css",)
+# Hojas de las extensiones que Sphinx vuelve a copiar a ``_static`` en cada
+# construcción (el recorte parte siempre de la copia recién hecha): las de
+# sphinx-book-theme, sphinx-design y myst-nb (con su hash en el nombre).
+EXTENSION_SHEETS = ("styles/sphinx-book-theme.css", "sphinx-design.min.css",
+                    "mystnb.*.css")
 _CLASS_OR_ID = re.compile(r"(?<![\w-])([.#])(-?[A-Za-z_][\w-]*)")
 _TOKEN = re.compile(r"-?[A-Za-z_][\w-]*")
 # Bloques que se copian tal cual (no contienen selectores de página).
@@ -166,6 +177,9 @@ def _theme_file(app, rel: str) -> Path | None:
     return None
 
 
+_PURGED = "/* recortada por book/_ext/tema_ligero.py */\n"
+
+
 def _write_purged(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -182,6 +196,17 @@ def _write_purged(app, exception) -> None:
         purged = notices + purge(_strip_comments(css), used)
         target.write_text(purged, encoding="utf-8")
         logger.info("%s: %d KB → %d KB", rel, len(css) // 1000, len(purged) // 1000)
+    for pattern in EXTENSION_SHEETS:
+        for target in sorted((outdir / "_static").glob(pattern)):
+            css = target.read_text(encoding="utf-8")
+            if css.startswith(_PURGED):
+                continue  # ya recortada (Sphinx no la volvió a copiar)
+            css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
+            notices = "".join(re.findall(r"/\*!.*?\*/", css, flags=re.S))
+            purged = _PURGED + notices + purge(_strip_comments(css), used)
+            target.write_text(purged, encoding="utf-8")
+            logger.info("%s: %d KB → %d KB", target.name, len(css) // 1000,
+                        len(purged) // 1000)
     _inline_basic(outdir, used)
 
 
@@ -302,18 +327,28 @@ def _write_image_sizes(app, exception) -> None:
         return
     for page in Path(app.outdir).rglob("*.html"):
         html = page.read_text(encoding="utf-8")
-        if "_images/" not in html:
-            continue
-        sized = size_svg_images(html, page)
-        if sized != html:
-            page.write_text(sized, encoding="utf-8")
+        rewritten = drop_script_preloads(html)
+        if "_images/" in rewritten:
+            rewritten = size_svg_images(rewritten, page)
+        if rewritten != html:
+            page.write_text(rewritten, encoding="utf-8")
 
 
-# pydata-sphinx-theme da tabindex a cada caja con barra de desplazamiento (para llegar
-# a ella con el teclado) midiendo y escribiendo caja por caja: cada tabIndex escrito
-# invalida el estilo y la medida siguiente vuelve a componer la página entera (cientos
-# de veces en un capítulo). Se cambia por lo mismo en dos pasadas: medir todas, y
-# después escribir solo los valores que cambian.
+# Lo que pydata-sphinx-theme.js hace al cargar y obliga al navegador a componer la
+# página entera (cientos de milisegundos en un capítulo largo, con la CPU de un
+# móvil) se cambia por lo mismo sin esa composición de más:
+#
+# - El bucle que da tabindex a cada caja con barra de desplazamiento (para llegar a
+#   ella con el teclado) medía y escribía caja por caja: cada tabIndex escrito
+#   invalidaba el estilo y la medida siguiente volvía a componer la página entera
+#   (cientos de veces en un capítulo). Ahora mide todas y después escribe solo los
+#   valores que cambian.
+# - El desplazamiento del índice lateral hasta la página actual medía el índice
+#   antes del primer dibujo, cuando aún no hay nada compuesto. En un teléfono ese
+#   índice está oculto (se abre en un cuadro aparte) y no se mide; en pantallas
+#   anchas se mide justo después del primer dibujo.
+# - El aviso de versión (vacío: el sitio no tiene selector de versiones) se
+#   «revelaba» midiendo su alto; sin nada que revelar, no se mide.
 THEME_JS = "scripts/pydata-sphinx-theme.js"
 _TABINDEX_LOOP = (
     ".forEach((e=>{e.tabIndex=e.scrollWidth>e.clientWidth||"
@@ -324,11 +359,33 @@ _TABINDEX_BATCHED = (
     "||x.scrollHeight>x.clientHeight?0:-1));if(e.tabIndex!==l.rnTab[i])"
     "e.tabIndex=l.rnTab[i]}))"
 )
+_SIDEBAR_START = 'e((function(){if(!document.querySelector(".bd-docs-nav"))return;'
+_SIDEBAR_START_LATER = (
+    'e((function(){var rnScroll=function(){if(!document.querySelector(".bd-docs-nav")'
+    '||!window.matchMedia("(min-width: 960px)").matches)return;'
+)
+_SIDEBAR_END = 'sessionStorage.setItem("sidebar-scroll-top",e.scrollTop)}))}))'
+_SIDEBAR_END_LATER = (
+    'sessionStorage.setItem("sidebar-scroll-top",e.scrollTop)}))};'
+    "requestAnimationFrame((function(){setTimeout(rnScroll)}))}))"
+)
+_REVEAL = 'const e=document.querySelector(".pst-async-banner-revealer");if(!e)return;'
+_REVEAL_IF_ANY = ('const e=document.querySelector(".pst-async-banner-revealer");'
+                  'if(!e||!e.querySelector(":scope>:not(.d-none)"))return;')
+_PATCHES = (
+    (_TABINDEX_LOOP, _TABINDEX_BATCHED),
+    (_REVEAL, _REVEAL_IF_ANY),
+    (_SIDEBAR_START, _SIDEBAR_START_LATER),
+    (_SIDEBAR_END, _SIDEBAR_END_LATER),
+)
 
 
 def patch_theme_js(js: str) -> str:
-    """El JavaScript del tema con la asignación de tabindex en dos pasadas."""
-    return js.replace(_TABINDEX_LOOP, _TABINDEX_BATCHED)
+    """El JavaScript del tema sin las medidas de la página entera al cargar."""
+    for old, new in _PATCHES:
+        if js.count(old) == 1:
+            js = js.replace(old, new)
+    return js
 
 
 def _write_theme_js(app, exception) -> None:
@@ -341,9 +398,142 @@ def _write_theme_js(app, exception) -> None:
     patched = patch_theme_js(js)
     if patched != js:
         target.write_text(patched, encoding="utf-8")
-    elif _TABINDEX_BATCHED not in js:
-        logger.warning("tema_ligero: %s ya no tiene el bucle de tabindex esperado "
-                       "(¿otra versión del tema?)", THEME_JS)
+    missing = [new for _, new in _PATCHES if new not in patched]
+    if missing:
+        logger.warning("tema_ligero: %s no tiene el código esperado (¿otra versión "
+                       "del tema?); sin cambiar: %s", THEME_JS, missing)
+
+
+# El tema pide bootstrap.js y pydata-sphinx-theme.js desde <head> con
+# ``<link rel="preload">``, con prioridad alta: compiten con las hojas de estilo
+# por la conexión lenta y retrasan el primer dibujo. Ya se cargan con ``defer`` al
+# final de la página; sin el preload, el navegador los pide después de las hojas.
+_SCRIPT_PRELOAD = re.compile(
+    r'\s*<link rel="preload" as="script" href="[^"]*_static/scripts/'
+    r'(?:bootstrap|pydata-sphinx-theme)\.js[^"]*" />'
+)
+
+
+def drop_script_preloads(html: str) -> str:
+    return _SCRIPT_PRELOAD.sub("", html)
+
+
+# Unas 18 hojas de estilo bloquean el primer dibujo de cada página, y en una conexión
+# móvil cada petición cuesta un viaje de ida y vuelta. Cada tramo de ``<link>``
+# seguidos se escribe como una sola hoja (``_static/paquete-<hash>.css``) con las
+# mismas reglas en el mismo orden y sus url() corregidas. Se dejan aparte las hojas
+# que otras partes del sitio nombran (KaTeX, ejercicios): cortan el tramo.
+KEEP_SEPARATE = ("vendor/katex/katex.min.css", "css/ejercicios.css")
+_STYLESHEET = re.compile(
+    r'<link (?=[^>]*rel="stylesheet")[^>]*href="([^"]+\.css)(?:\?[^"]*)?"[^>]*/>'
+)
+_RUN = re.compile(r'(?:<link [^>]*rel="stylesheet"[^>]*/>\s*)+')
+
+
+def _static_name(href: str, page: Path, static: Path) -> str | None:
+    target = (page.parent / href).resolve()
+    try:
+        return target.relative_to(static.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _rebase_urls(css: str, rel: str) -> str:
+    folder = posixpath.dirname(rel)
+
+    def fix(match):
+        new = posixpath.normpath(posixpath.join(folder, match.group(2)))
+        return f"url({match.group(1)}{new}{match.group(1)})"
+
+    return _RELATIVE_URL.sub(fix, css) if folder else css
+
+
+_BUNDLE_HEAD = "/* paquete (book/_ext/tema_ligero.py): "
+
+
+def write_bundle(static: Path, names: tuple[str, ...]) -> str | None:
+    """Escribe el paquete de ``names`` y devuelve ``nombre?v=hash``."""
+    parts = [f"{_BUNDLE_HEAD}{' '.join(names)} */"]
+    for rel in names:
+        source = static / rel
+        if not source.exists():
+            return None
+        css = source.read_text(encoding="utf-8")
+        if "@import" in css:
+            return None
+        css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
+        parts.append(f"/* {rel} */\n{_rebase_urls(css, rel)}")
+    text = "\n".join(parts)
+    key = hashlib.sha1(" ".join(names).encode("utf-8")).hexdigest()[:12]
+    version = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+    name = f"paquete-{key}.css"
+    (static / name).write_text(text, encoding="utf-8")
+    return f"{name}?v={version}"
+
+
+def bundle_styles(outdir: Path) -> int:
+    """Escribe los paquetes de hojas y cambia cada tramo de ``<link>`` por uno."""
+    static = outdir / "_static"
+    written: dict[tuple[str, ...], str] = {}
+    pages = 0
+
+    def bundle(names: tuple[str, ...]) -> str | None:
+        if names not in written:
+            written[names] = write_bundle(static, names)
+        return written[names]
+
+    # Los paquetes que ya nombran las páginas que esta construcción no reescribe se
+    # rehacen con las hojas de ahora (el nombre depende solo de la lista de hojas).
+    for old in static.glob("paquete-*.css"):
+        first = old.read_text(encoding="utf-8").split("\n", 1)[0]
+        if first.startswith(_BUNDLE_HEAD) and first.endswith(" */"):
+            bundle(tuple(first[len(_BUNDLE_HEAD):-3].split()))
+
+    for page in outdir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        folder = page.parent.relative_to(outdir).as_posix()
+        prefix = posixpath.relpath("_static", folder)
+
+        def replace(run):
+            links = list(_STYLESHEET.finditer(run.group(0)))
+            names = [_static_name(m.group(1), page, static) for m in links]
+            if len(links) < 2 or None in names:
+                return run.group(0)
+            out, group = [], []
+
+            def flush():
+                if len(group) == 1:
+                    out.append(group[0][1])
+                elif group:
+                    name = bundle(tuple(n for n, _ in group))
+                    if name is None:
+                        out.extend(tag for _, tag in group)
+                    else:
+                        out.append(f'<link rel="stylesheet" type="text/css" '
+                                   f'href="{prefix}/{name}" />')
+                group.clear()
+
+            for name, link in zip(names, links):
+                if name in KEEP_SEPARATE:
+                    flush()
+                    out.append(link.group(0))
+                else:
+                    group.append((name, link.group(0)))
+            flush()
+            return "\n".join(out) + "\n"
+
+        bundled = _RUN.sub(replace, html)
+        if bundled != html:
+            page.write_text(bundled, encoding="utf-8")
+            pages += 1
+    return pages
+
+
+def _write_bundles(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    pages = bundle_styles(Path(app.outdir))
+    logger.info("tema_ligero: hojas de estilo agrupadas en %d páginas", pages)
 
 
 def setup(app) -> dict[str, Any]:
@@ -352,5 +542,6 @@ def setup(app) -> dict[str, Any]:
     app.connect("build-finished", _write_image_sizes, priority=940)
     app.connect("html-page-context", _preload_icons, priority=980)
     app.connect("build-finished", _write_purged, priority=950)
+    app.connect("build-finished", _write_bundles, priority=960)
     app.connect("html-page-context", _defer_scripts, priority=990)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
