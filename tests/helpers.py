@@ -177,13 +177,23 @@ class PageRecorder:
         # blob: y data: no son red (p. ej. el módulo de un widget cargado con
         # import() desde un blob): interceptarlos los deja colgados.
         context.route(lambda url: not url.startswith(("blob:", "data:")), self._route)
-        self.page = context.new_page()
-        self.page.on("console", self._console)
-        self.page.on(
-            "pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}")
-        )
-        self.page.on("requestfailed", self._failed)
-        self.page.on("response", self._response)
+        self.page = self._open()
+
+    def _open(self):
+        page = self.context.new_page()
+        page.on("console", self._console)
+        page.on("pageerror", self._page_error)
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+        return page
+
+    def next_page(self):
+        """Cierra la página y abre otra en el mismo contexto (la caché HTTP sigue),
+        con los registros vacíos: lo que se anote después es de la nueva."""
+        self.page.close()
+        self.external, self.failed, self.console_errors, self.responses = [], [], [], []
+        self.page = self._open()
+        return self.page
 
     def _route(self, route):
         url = route.request.url
@@ -192,6 +202,9 @@ class PageRecorder:
         else:
             self.external.append(url)
             route.abort()
+
+    def _page_error(self, exc):
+        self.console_errors.append(f"pageerror: {exc}")
 
     def _console(self, msg):
         if msg.type == "error":

@@ -15,10 +15,12 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 * cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
   una persona la mire.
 
-Cada página se carga una vez en cada vista de ``SWEPT``: en claro en los tres anchos y
-en oscuro en el portátil. Ninguna de estas comprobaciones depende del modo de color
-(el contraste en oscuro lo mide ``test_site_quality.py`` con axe); los índices se
-abren y se cierran en las seis vistas.
+Cada página se carga una vez en cada ancho, en claro (``SWEPT``). Ninguna de estas
+comprobaciones depende del modo de color (el contraste en oscuro lo mide
+``test_site_quality.py`` con axe): en el portátil, la misma carga pasa después a modo
+oscuro como lo pide el sistema del lector (``prefers-color-scheme``) y se fotografía
+otra vez, en ``portatil-oscuro``. Los índices se abren y se cierran en las seis
+vistas, cada una cargada ya en su modo.
 """
 
 from __future__ import annotations
@@ -62,8 +64,10 @@ VIEWPORTS = {
 SCHEMES = {"claro": "light", "oscuro": "dark"}
 VIEWS = [(v, s) for v in VIEWPORTS for s in SCHEMES]
 VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
-#: Las vistas en las que se carga, se comprueba y se fotografía cada página.
-SWEPT = [f"{v}-claro" for v in VIEWPORTS] + ["portatil-oscuro"]
+#: Las vistas en las que se carga, se comprueba y se fotografía cada página; la del
+#: portátil se fotografía además en oscuro (``DARK_PHOTO``).
+SWEPT = [f"{v}-claro" for v in VIEWPORTS]
+DARK_PHOTO = {"portatil-claro": "portatil-oscuro"}
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
 CHAPTER = "notebooks/04_layernorm.html"
 NEXT_CHAPTER = "notebooks/05_gamma_beta.html"
@@ -188,6 +192,7 @@ class PageView:
     wide: list[str] = field(default_factory=list)
     english: list[str] = field(default_factory=list)
     screenshot: Path | None = None
+    dark_screenshot: Path | None = None
     console_errors: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
     layout_shift: float = 0.0
@@ -228,6 +233,14 @@ def _new_context(browser, view: str):
     )
 
 
+def _photograph(page, view: str, rel: str) -> Path:
+    name = rel.replace("/", "__").removesuffix(".html") + ".png"
+    target = SCREENSHOTS / view / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target), full_page=True)
+    return target
+
+
 def _look(browser, site_url: str, view: str, rel: str) -> PageView:
     result = PageView(rel, view)
     context = _new_context(browser, view)
@@ -253,12 +266,19 @@ def _look(browser, site_url: str, view: str, rel: str) -> PageView:
             "els => els.map(e => [e.getBoundingClientRect().width,"
             " e.getBoundingClientRect().height])",
         )
-        target = SCREENSHOTS / view / (
-            rel.replace("/", "__").removesuffix(".html") + ".png"
-        )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(target), full_page=True)
-        result.screenshot = target
+        result.screenshot = _photograph(page, view, rel)
+        if view in DARK_PHOTO:
+            # El sistema del lector pasa a oscuro: el tema lo sigue (data-theme).
+            page.emulate_media(color_scheme="dark")
+            page.wait_for_function(
+                "() => document.documentElement.dataset.theme === 'dark'",
+                timeout=LOAD_TIMEOUT,
+            )
+            page.evaluate(
+                "() => new Promise((r) => "
+                "requestAnimationFrame(() => requestAnimationFrame(r)))"
+            )
+            result.dark_screenshot = _photograph(page, DARK_PHOTO[view], rel)
         result.console_errors = list(rec.console_errors)
         result.external = list(rec.external)
     finally:
@@ -314,7 +334,9 @@ def test_no_element_shows_an_english_interface_text(view, rel, look):
 @pytest.mark.parametrize("view, rel", _params())
 def test_every_page_is_photographed_offline_without_errors(view, rel, look):
     seen = look(view, rel)
-    assert seen.screenshot is not None and seen.screenshot.stat().st_size > 5_000
+    shots = [seen.screenshot] + ([seen.dark_screenshot] if view in DARK_PHOTO else [])
+    for shot in shots:
+        assert shot is not None and shot.stat().st_size > 5_000, (rel, view, shot)
     assert not seen.external, f"{rel} ({view}): pidió {seen.external}"
     assert not seen.console_errors, f"{rel} ({view}): {seen.console_errors}"
 
