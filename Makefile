@@ -6,7 +6,11 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 # --no-compile: Python compila cada módulo la primera vez que se importa (y guarda el
-# .pyc); compilar al instalar todos los de torch, sympy, etc. no hace falta.
+# .pyc); compilar al instalar todos los de torch, sympy, etc. no hace falta. Para que
+# lo guarde, las órdenes de aquí no heredan PYTHONDONTWRITEBYTECODE: con esa variable
+# (hay entornos que la ponen), cada proceso (cada núcleo de notebook, cada proceso de
+# pytest, Sphinx) volvería a compilar torch y compañía, ≈ 2 s de CPU cada vez.
+unexport PYTHONDONTWRITEBYTECODE
 PIP := $(PY) -m pip --disable-pip-version-check
 HTML := _build/html
 PORT ?= 8000

@@ -187,3 +187,13 @@ def test_the_makefile_hashes_every_engine_file(tmp_path):
     changed_js = stamp()
     (repo / "requirements.txt").write_text("numpy==2\n")
     assert len({base, changed_js, stamp()}) == 3
+
+
+def test_make_lets_python_keep_the_bytecode_of_what_it_imports():
+    # Con PYTHONDONTWRITEBYTECODE en el entorno, cada proceso que lanza el Makefile
+    # (núcleos, Sphinx, pytest) recompilaría torch desde el fuente: el Makefile no la
+    # pasa a sus órdenes.
+    probe = 'probe: ; @echo "[$$PYTHONDONTWRITEBYTECODE]"'
+    out = _make("-s", "--eval", probe, "probe", env={"PYTHONDONTWRITEBYTECODE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
