@@ -190,7 +190,8 @@ class PageRecorder:
     def next_page(self):
         """Cierra la página y abre otra en el mismo contexto (la caché HTTP sigue),
         con los registros vacíos: lo que se anote después es de la nueva."""
-        self.page.close()
+        if not self.page.is_closed():
+            self.page.close()
         self.external, self.failed, self.console_errors, self.responses = [], [], [], []
         self.page = self._open()
         return self.page
