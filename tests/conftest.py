@@ -44,8 +44,8 @@ def pytest_xdist_make_scheduler(config, log):
     fixtures de módulo (el navegador ya abierto en cada página, el servidor de
     JupyterLab, los experimentos) se calculen una vez. Dos módulos se reparten más
     fino (``SPLIT``): las vistas del sitio (``test_site_view.py``, una carga por
-    página y vista) por vista, y los entrenamientos del GPT (``test_gpt.py``) por
-    semilla.
+    página y vista) por vista, los entrenamientos del GPT (``test_gpt.py``) por
+    semilla y las preguntas de cada capítulo (``test_quiz_site.py``) por página.
 
     (La marca ``xdist_group`` de ``--dist loadgroup`` no sirve con pytest 9: xdist 3.8
     cambia ``item._nodeid``, que pytest 9 ya no lee.)"""
@@ -62,11 +62,13 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 #: Módulos cuyas pruebas se reparten por una parte de su nombre (el resto del módulo
-#: va junto): la vista del sitio, la semilla del GPT.
+#: va junto): la vista del sitio, la semilla del GPT, la página de las preguntas (cada
+#: prueba abre la suya; el módulo entero era de los más largos).
 SPLIT = {
     "test_site_view.py": re.compile(
         r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b"),
     "test_gpt.py": re.compile(r"\[(\d+)\]$"),
+    "test_quiz_site.py": re.compile(r"\[(notebooks/[\w.-]+)\]$"),
 }
 
 
