@@ -158,6 +158,15 @@ def draw_widgets(page, timeout: float = 30_000) -> None:
     )
 
 
+def wait_for_math(page, timeout: float = 30_000) -> None:
+    """Espera a que la página tenga sus fórmulas dibujadas (KaTeX), si tiene alguna."""
+    page.wait_for_function(
+        "() => !document.querySelector('.math') || "
+        "document.querySelectorAll('.katex').length > 0",
+        timeout=timeout,
+    )
+
+
 def is_local(url: str) -> bool:
     parsed = urlparse(url)
     if parsed.scheme in ("data", "blob", "about", "javascript"):

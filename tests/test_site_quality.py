@@ -29,6 +29,7 @@ from tests.helpers import (
     html_pages,
     is_local,
     open_page,
+    wait_for_math,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
@@ -312,14 +313,6 @@ def _run_axe(page, rules: list[str] | None = None) -> list[dict]:
     )
 
 
-def _wait_for_math(page) -> None:
-    page.wait_for_function(
-        "() => !document.querySelector('.math') || "
-        "document.querySelectorAll('.katex').length > 0",
-        timeout=LOAD_TIMEOUT,
-    )
-
-
 def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageReport:
     report = PageReport(rel)
     context = browser.new_context(
@@ -331,7 +324,7 @@ def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageRepo
         page = rec.page
         open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
         draw_widgets(page, timeout=LOAD_TIMEOUT)
-        _wait_for_math(page)
+        wait_for_math(page, timeout=LOAD_TIMEOUT)
         page.evaluate("document.fonts.ready")
         # Sin transiciones: axe mediría colores a medio camino (al cargar, el tema
         # aplica el modo de color; luego cambiamos a oscuro).

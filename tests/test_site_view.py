@@ -43,6 +43,7 @@ from tests.helpers import (
     html_pages,
     layout_shifts,
     open_page,
+    wait_for_math,
 )
 from tests.test_figures_view import (
     _IMG,
@@ -201,11 +202,7 @@ class PageView:
 
 
 def _wait_until_drawn(page) -> None:
-    page.wait_for_function(
-        "() => !document.querySelector('.math') || "
-        "document.querySelectorAll('.katex').length > 0",
-        timeout=LOAD_TIMEOUT,
-    )
+    wait_for_math(page, timeout=LOAD_TIMEOUT)
     # La foto debe mostrar los widgets, no sus cajas reservadas.
     draw_widgets(page, timeout=LOAD_TIMEOUT)
     page.add_style_tag(content=NO_MOTION)
