@@ -196,13 +196,13 @@ class PageRecorder:
         page.on("response", self._response)
         return page
 
-    def next_page(self):
-        """Cierra la página y abre otra en el mismo contexto (la caché HTTP sigue),
-        con los registros vacíos: lo que se anote después es de la nueva."""
-        if not self.page.is_closed():
-            self.page.close()
+    def next_visit(self):
+        """La misma pestaña para abrir otra página, como quien sigue un enlace, con los
+        registros vacíos: lo que se anote después es de la página siguiente. (Una
+        pestaña nueva por página costaría en Chromium ≈ 0,7 s más de CPU por carga.)"""
+        if self.page.is_closed():
+            self.page = self._open()
         self.external, self.failed, self.console_errors, self.responses = [], [], [], []
-        self.page = self._open()
         return self.page
 
     def _route(self, route):

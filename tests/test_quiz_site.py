@@ -1,8 +1,11 @@
 """Las preguntas en el sitio construido, como las usa una persona, sin red.
 
-Para cada pregunta de cada página: la respuesta correcta se acepta escrita con coma y
-con punto; cada error típico recibe su propio mensaje; lo que no es un número recibe
-un mensaje en español (nunca NaN, «undefined» ni «Infinity»); todo con el teclado. El
+Para cada pregunta de cada página: la respuesta correcta se acepta y cada error típico
+recibe su propio mensaje. En la primera pregunta numérica de cada página, además, la
+respuesta correcta vale escrita con coma y con punto, y lo que no es un número recibe
+un mensaje en español (nunca NaN, «undefined» ni «Infinity»): esa lectura es la misma
+en todas las preguntas (``quiz.js``), y cada respuesta cuesta en una página larga
+≈ 0,2 s de CPU del navegador. Todo con el teclado. El
 progreso sobrevive a recargar la página, «Empezar de nuevo» lo borra y la portada
 muestra el del curso entero. En modo oscuro y a 390 px no se desborda nada.
 """
@@ -94,54 +97,76 @@ def test_every_chapter_page_has_questions():
     assert not missing, f"capítulos sin preguntas: {missing}"
 
 
+@pytest.fixture(scope="module")
+def phone_tab(browser):
+    """Una pestaña a 390 px, en claro, para las páginas de preguntas una tras otra."""
+    context = browser.new_context(
+        color_scheme="light", viewport={"width": 390, "height": 844}
+    )
+    yield PageRecorder(context)
+    context.close()
+
+
+def _visit(recorder, site_url, rel):
+    """``rel`` en la pestaña ``recorder``, sin el progreso guardado por la página
+    anterior (cada prueba empieza como quien llega al curso por primera vez)."""
+    page = recorder.next_visit()
+    if page.url.startswith(site_url):
+        page.evaluate("() => localStorage.clear()")
+    recorder.goto(f"{site_url}/{rel}")
+    draw_widgets(page)
+    return page
+
+
 @pytest.mark.parametrize("rel", QUIZ_PAGES)
-def test_every_question_is_corrected_and_diagnosed_on_the_page(browser, site_url, rel):
-    context, recorder, page = _open(browser, site_url, rel)
-    try:
-        questions = _questions(page)
-        assert len(questions) >= 3, f"{rel}: menos de tres preguntas"
-        for q in questions:
-            section = _section(page, q)
-            assert section.count() == 1, f"{rel}: no encuentro «{q['prompt'][:40]}»"
-            if q["type"] == "numeric":
-                right = _typed(q["answer"], q["tol"])
-                for typed in (right, right.replace(".", ",")):
-                    feedback = _answer(section, typed)
-                    assert "¡Bien!" in feedback.inner_text(), (q["id"], typed)
-                for mistake in q["mistakes"]:
-                    feedback = _answer(section, _typed(mistake["value"], q["tol"]))
-                    assert mistake["name"] in feedback.inner_text(), (q["id"], mistake)
-                for garbage in ("abc", "", "1e400"):
-                    text = _answer(section, garbage).inner_text()
-                    assert text.strip(), (q["id"], garbage)
-                    assert not any(
-                        w in text.replace(f"«{garbage}»", "") for w in BAD_WORDS
-                    ), (q["id"], garbage, text)
-                section.get_by_role("button", name="Dame una pista").click()
-                assert "Pista 1 de" in section.inner_text()
-            else:
-                right = next(i for i, o in enumerate(q["options"]) if o["correct"])
-                radios = section.locator("input[type=radio]")
-                radios.nth(0).focus()
-                page.keyboard.press("Space")
-                for _ in range(right):
-                    page.keyboard.press("ArrowDown")
-                page.keyboard.press("Enter")
-                feedback = section.locator(".rn-quiz-feedback").first
-                assert "¡Bien!" in feedback.inner_text(), q["id"]
-                wrong = next(i for i, o in enumerate(q["options"]) if not o["correct"])
-                radios.nth(wrong).check()
-                section.get_by_role("button", name="Comprobar").click()
-                assert q["options"][wrong]["explanation"] in feedback.inner_text()
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - "
-            "document.documentElement.clientWidth"
-        )
-        assert overflow <= 1, f"{rel}: la página se desborda {overflow} px a 390 px"
-        assert not recorder.console_errors, recorder.console_errors
-        assert not recorder.external, recorder.external
-    finally:
-        context.close()
+def test_every_question_is_corrected_and_diagnosed_on_the_page(phone_tab, site_url,
+                                                                rel):
+    recorder = phone_tab
+    page = _visit(recorder, site_url, rel)
+    questions = _questions(page)
+    assert len(questions) >= 3, f"{rel}: menos de tres preguntas"
+    first_numeric = next((q["id"] for q in questions if q["type"] == "numeric"), None)
+    for q in questions:
+        section = _section(page, q)
+        assert section.count() == 1, f"{rel}: no encuentro «{q['prompt'][:40]}»"
+        if q["type"] == "numeric":
+            right = _typed(q["answer"], q["tol"])
+            first = q["id"] == first_numeric
+            for typed in (right, right.replace(".", ",")) if first else (right,):
+                feedback = _answer(section, typed)
+                assert "¡Bien!" in feedback.inner_text(), (q["id"], typed)
+            for mistake in q["mistakes"]:
+                feedback = _answer(section, _typed(mistake["value"], q["tol"]))
+                assert mistake["name"] in feedback.inner_text(), (q["id"], mistake)
+            for garbage in ("abc", "", "1e400") if first else ():
+                text = _answer(section, garbage).inner_text()
+                assert text.strip(), (q["id"], garbage)
+                assert not any(
+                    w in text.replace(f"«{garbage}»", "") for w in BAD_WORDS
+                ), (q["id"], garbage, text)
+            section.get_by_role("button", name="Dame una pista").click()
+            assert "Pista 1 de" in section.inner_text()
+        else:
+            right = next(i for i, o in enumerate(q["options"]) if o["correct"])
+            radios = section.locator("input[type=radio]")
+            radios.nth(0).focus()
+            page.keyboard.press("Space")
+            for _ in range(right):
+                page.keyboard.press("ArrowDown")
+            page.keyboard.press("Enter")
+            feedback = section.locator(".rn-quiz-feedback").first
+            assert "¡Bien!" in feedback.inner_text(), q["id"]
+            wrong = next(i for i, o in enumerate(q["options"]) if not o["correct"])
+            radios.nth(wrong).check()
+            section.get_by_role("button", name="Comprobar").click()
+            assert q["options"][wrong]["explanation"] in feedback.inner_text()
+    overflow = page.evaluate(
+        "document.documentElement.scrollWidth - "
+        "document.documentElement.clientWidth"
+    )
+    assert overflow <= 1, f"{rel}: la página se desborda {overflow} px a 390 px"
+    assert not recorder.console_errors, recorder.console_errors
+    assert not recorder.external, recorder.external
 
 
 def test_progress_survives_a_reload_and_start_over_clears_it(browser, site_url):

@@ -1,9 +1,13 @@
 """La web del curso, página a página, en Chromium headless: toda en español, accesible
-(axe-core), ligera, legible en modo oscuro, y con un buscador que entiende el español.
+(axe-core), ligera y legible en modo oscuro. (El buscador se prueba en
+``tests/test_site_view.py``.)
 
-Cada página se visita una sola vez (``visit``): en modo claro se mide todo (peso,
-textos, axe, encabezados, iconos) y después se cambia el tema a oscuro en la misma
-página para las pruebas de contraste. Las pruebas de abajo leen ese informe.
+Cada página se visita una sola vez (``visit``), una tras otra en la misma pestaña: en
+modo claro se mide todo (peso, textos, axe, encabezados, iconos) y después se cambia el
+tema a oscuro en la misma página para las pruebas de contraste. Las pruebas de abajo
+leen ese informe. (Playwright intercepta cada petición para abortar las externas, y
+así Chromium no usa su caché HTTP: cada página descarga todo, como en la primera
+visita, y su peso es el de verdad.)
 
 Presupuesto (gzip de todo lo que la página descarga): 700 KB sin widgets, 1,5 MB con
 widgets. La tabla de pesos se imprime al final y se guarda en
@@ -313,55 +317,49 @@ def _run_axe(page, rules: list[str] | None = None) -> list[dict]:
     )
 
 
-def _visit(browser, site_url: str, rel: str, shots: dict[str, Path]) -> PageReport:
+def _visit(rec: PageRecorder, site_url: str, rel: str,
+           shots: dict[str, Path]) -> PageReport:
     report = PageReport(rel)
-    context = browser.new_context(
-        color_scheme="light", viewport={"width": 1200, "height": 900}
+    page = rec.next_visit()
+    # Plazos holgados: la máquina de pruebas puede estar ocupada (2 núcleos).
+    open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
+    draw_widgets(page, timeout=LOAD_TIMEOUT)
+    wait_for_math(page, timeout=LOAD_TIMEOUT)
+    page.evaluate("document.fonts.ready")
+    # Sin transiciones: axe mediría colores a medio camino (al cargar, el tema
+    # aplica el modo de color; luego cambiamos a oscuro).
+    page.add_style_tag(content=NO_TRANSITIONS)
+    report.scan = page.evaluate(SCAN_JS, SCAN_ATTRIBUTES)
+    text = page.locator("main, article, body").first.inner_text()
+    report.raw_latex = [m for m in RAW_LATEX if m in text]
+    page.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
+    report.axe = _run_axe(page)
+    if report.has_widgets:
+        report.widget_contrast["claro"] = page.evaluate(WIDGET_CONTRAST_JS)
+    # Modo oscuro en la misma página: el tema lo decide con data-theme en <html>.
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    report.axe_dark = _run_axe(page, ["color-contrast"])
+    report.images_dark = page.evaluate(IMAGE_BACKGROUNDS_JS)
+    if report.has_widgets:
+        report.widget_contrast["oscuro"] = page.evaluate(WIDGET_CONTRAST_JS)
+    kind = (
+        "widget" if report.has_widgets else "figura" if report.images_dark else None
     )
-    try:
-        rec = PageRecorder(context)
-        # Plazos holgados: la máquina de pruebas puede estar ocupada (2 núcleos).
-        page = rec.page
-        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
-        draw_widgets(page, timeout=LOAD_TIMEOUT)
-        wait_for_math(page, timeout=LOAD_TIMEOUT)
-        page.evaluate("document.fonts.ready")
-        # Sin transiciones: axe mediría colores a medio camino (al cargar, el tema
-        # aplica el modo de color; luego cambiamos a oscuro).
-        page.add_style_tag(content=NO_TRANSITIONS)
-        report.scan = page.evaluate(SCAN_JS, SCAN_ATTRIBUTES)
-        text = page.locator("main, article, body").first.inner_text()
-        report.raw_latex = [m for m in RAW_LATEX if m in text]
-        page.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
-        report.axe = _run_axe(page)
-        if report.has_widgets:
-            report.widget_contrast["claro"] = page.evaluate(WIDGET_CONTRAST_JS)
-        # Modo oscuro en la misma página: el tema lo decide con data-theme en <html>.
-        page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
-        report.axe_dark = _run_axe(page, ["color-contrast"])
-        report.images_dark = page.evaluate(IMAGE_BACKGROUNDS_JS)
-        if report.has_widgets:
-            report.widget_contrast["oscuro"] = page.evaluate(WIDGET_CONTRAST_JS)
-        kind = (
-            "widget" if report.has_widgets else "figura" if report.images_dark else None
-        )
-        if kind and kind not in shots:
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            target = "article .widget-subarea" if kind == "widget" else "article img"
-            shots[kind] = SCREENSHOTS / f"oscuro-{kind}.png"
-            page.locator(target).first.scroll_into_view_if_needed()
-            page.screenshot(path=str(shots[kind]))
-            report.screenshot = shots[kind]
-        report.weights = [
-            (_gzip_size(r), r.url.replace(site_url, ""))
-            for r in rec.responses
-            if is_local(r.url)
-        ]
-        report.console_errors = list(rec.console_errors)
-        report.external = list(rec.external)
-        report.failed = list(rec.failed)
-    finally:
-        context.close()
+    if kind and kind not in shots:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        target = "article .widget-subarea" if kind == "widget" else "article img"
+        shots[kind] = SCREENSHOTS / f"oscuro-{kind}.png"
+        page.locator(target).first.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots[kind]))
+        report.screenshot = shots[kind]
+    report.weights = [
+        (_gzip_size(r), r.url.replace(site_url, ""))
+        for r in rec.responses
+        if is_local(r.url)
+    ]
+    report.console_errors = list(rec.console_errors)
+    report.external = list(rec.external)
+    report.failed = list(rec.failed)
     return report
 
 
@@ -373,13 +371,18 @@ def visit(browser, site_url, request):
         )
     cache: dict[str, PageReport] = {}
     shots: dict[str, Path] = {}
+    context = browser.new_context(
+        color_scheme="light", viewport={"width": 1200, "height": 900}
+    )
+    rec = PageRecorder(context)
 
     def get(rel: str) -> PageReport:
         if rel not in cache:
-            cache[rel] = _visit(browser, site_url, rel, shots)
+            cache[rel] = _visit(rec, site_url, rel, shots)
         return cache[rel]
 
     yield get
+    context.close()
     if cache:
         table = weights_table(cache.values())
         WEIGHTS_REPORT.parent.mkdir(parents=True, exist_ok=True)
@@ -610,46 +613,3 @@ def test_page_is_offline_clean_and_renders_math(rel, visit):
         f"{rel}: LaTeX sin renderizar visible: {report.raw_latex}"
     )
 
-
-# --- 2. Búsqueda en español -----------------------------------------------------------
-
-LAYERNORM_CHAPTER = "notebooks/04_layernorm.html"
-RESIDUAL_CHAPTER = "notebooks/02_conexion_residual.html"
-
-
-def _search(page, site_url: str, query: str) -> list[str]:
-    page.goto(f"{site_url}/search.html?q={query}", wait_until="load")
-    page.wait_for_function(
-        "() => { const s = document.querySelector('#search-results p.search-summary');"
-        " return s && s.innerText.trim().length > 0 &&"
-        " !/Preparando|Buscando/.test(s.innerText); }",
-        timeout=LOAD_TIMEOUT,
-    )
-    hrefs = [
-        a.get_attribute("href") or ""
-        for a in page.locator("#search-results li a").all()
-    ]
-    return [urlparse(h).path.lstrip("/") for h in hrefs]
-
-
-@pytest.mark.parametrize(
-    "query, chapter",
-    [
-        ("normalización", LAYERNORM_CHAPTER),
-        ("normalizacion", LAYERNORM_CHAPTER),
-        ("Normalización", LAYERNORM_CHAPTER),
-        ("residual", RESIDUAL_CHAPTER),
-        ("residuales", RESIDUAL_CHAPTER),
-    ],
-)
-def test_search_finds_the_chapter_with_or_without_accents(
-    query, chapter, site_url, page_factory
-):
-    rec = page_factory()
-    hits = _search(rec.page, site_url, query)
-    assert chapter in hits, f"«{query}» no encuentra {chapter}; encontró {hits}"
-    summary = rec.page.locator("#search-results p.search-summary").inner_text()
-    assert not ENGLISH_UI.search(summary), (
-        f"resumen de la búsqueda en inglés: {summary}"
-    )
-    assert not rec.console_errors, rec.console_errors

@@ -240,10 +240,10 @@ def _photograph(page, view: str, rel: str) -> Path:
 
 
 def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
-    """Una página en una pestaña nueva del navegador de su vista (``rec``): como quien
-    sigue los enlaces del curso, las hojas y los scripts comunes ya están guardados."""
+    """Una página en la pestaña de su vista (``rec``), como quien sigue los enlaces del
+    curso."""
     result = PageView(rel, view)
-    page = rec.next_page()
+    page = rec.next_visit()
     try:
         open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
         _wait_until_drawn(page)
@@ -279,27 +279,41 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
         result.console_errors = list(rec.console_errors)
         result.external = list(rec.external)
     finally:
-        page.close()
+        if view in DARK_PHOTO:  # la pestaña sigue: la página siguiente, en claro
+            page.emulate_media(color_scheme=SCHEMES[view.split("-")[1]])
     return result
 
 
 @pytest.fixture(scope="module")
-def look(browser, site_url):
-    cache: dict[tuple[str, str], PageView] = {}
+def tab(browser):
+    """La pestaña de cada vista (un contexto de navegador por vista, abierto la primera
+    vez que se pide): las pruebas de una vista abren en ella sus páginas una tras otra,
+    como quien sigue los enlaces del curso. Mide los desplazamientos de diseño
+    (``LAYOUT_SHIFT_PROBE``) en cada página que abre."""
     recorders: dict[str, PageRecorder] = {}
 
-    def get(view: str, rel: str) -> PageView:
-        if (view, rel) not in cache:
-            if view not in recorders:
-                context = _new_context(browser, view)
-                context.add_init_script(LAYOUT_SHIFT_PROBE)
-                recorders[view] = PageRecorder(context)
-            cache[view, rel] = _look(recorders[view], site_url, view, rel)
-        return cache[view, rel]
+    def get(view: str) -> PageRecorder:
+        if view not in recorders:
+            context = _new_context(browser, view)
+            context.add_init_script(LAYOUT_SHIFT_PROBE)
+            recorders[view] = PageRecorder(context)
+        return recorders[view]
 
     yield get
     for rec in recorders.values():
         rec.context.close()
+
+
+@pytest.fixture(scope="module")
+def look(tab, site_url):
+    cache: dict[tuple[str, str], PageView] = {}
+
+    def get(view: str, rel: str) -> PageView:
+        if (view, rel) not in cache:
+            cache[view, rel] = _look(tab(view), site_url, view, rel)
+        return cache[view, rel]
+
+    return get
 
 
 def _params():
@@ -371,13 +385,19 @@ def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
 # --- Navegar con el índice del curso y el de la página -----------------------------
 
 
-def _open_chapter(browser, site_url: str, view: str):
-    context = _new_context(browser, view)
-    rec = PageRecorder(context)
-    page = rec.page
+def _open_chapter(tab, site_url: str, view: str):
+    rec = tab(view)
+    page = rec.next_visit()
     page.goto(f"{site_url}/{CHAPTER}", wait_until="load", timeout=LOAD_TIMEOUT)
     _wait_until_drawn(page)
-    return context, rec, page
+    return rec, page
+
+
+def _follow(page, link) -> None:
+    """Pulsa ``link`` y espera a que el navegador vaya a su página (basta con que la
+    pida: la carga de esa página la prueba la vista de cada página)."""
+    with page.expect_navigation(wait_until="commit", timeout=LOAD_TIMEOUT):
+        link.click()
 
 
 def _visible(locator) -> bool:
@@ -418,130 +438,132 @@ PRIMARY_LINKS = (
 
 
 @pytest.mark.parametrize("view", VIEW_IDS)
-def test_course_index_opens_closes_and_reaches_another_chapter(view, browser, site_url):
-    context, rec, page = _open_chapter(browser, site_url, view)
-    try:
-        toggle = page.locator("button.primary-toggle:visible")
-        assert toggle.count() == 1, f"{view}: botones ☰ visibles: {toggle.count()}"
-        assert "índice del curso" in (toggle.get_attribute("aria-label") or "")
-        wide = page.viewport_size["width"] >= 992
-        if wide:
-            # En un portátil el índice está a la vista; ☰ lo pliega y lo despliega.
-            assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
-            toggle.click()
-            assert _settles(page, PRIMARY_LINKS, False), (
-                f"{view}: ☰ no pliega el índice")
-            toggle.click()
-        else:
-            assert not _in_view(page, PRIMARY_LINKS), f"{view}: abierto al cargar"
-            toggle.click()
-            assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
-            page.keyboard.press("Escape")
-            assert _settles(page, PRIMARY_LINKS, False), (
-                f"{view}: Esc no cierra el índice")
-            toggle.click()
-        assert _settles(page, PRIMARY_LINKS, True), (
-            f"{view}: ☰ no vuelve a abrir el índice")
-        link = page.locator(PRIMARY_LINKS).filter(visible=True).first
-        with page.expect_navigation(timeout=LOAD_TIMEOUT):
-            link.click()
-        assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
-        assert not rec.console_errors, rec.console_errors
-    finally:
-        context.close()
+def test_course_index_opens_closes_and_reaches_another_chapter(view, tab, site_url):
+    rec, page = _open_chapter(tab, site_url, view)
+    toggle = page.locator("button.primary-toggle:visible")
+    assert toggle.count() == 1, f"{view}: botones ☰ visibles: {toggle.count()}"
+    assert "índice del curso" in (toggle.get_attribute("aria-label") or "")
+    wide = page.viewport_size["width"] >= 992
+    if wide:
+        # En un portátil el índice está a la vista; ☰ lo pliega y lo despliega.
+        assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
+        toggle.click()
+        assert _settles(page, PRIMARY_LINKS, False), (
+            f"{view}: ☰ no pliega el índice")
+        toggle.click()
+    else:
+        assert not _in_view(page, PRIMARY_LINKS), f"{view}: abierto al cargar"
+        toggle.click()
+        assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
+        page.keyboard.press("Escape")
+        assert _settles(page, PRIMARY_LINKS, False), (
+            f"{view}: Esc no cierra el índice")
+        toggle.click()
+    assert _settles(page, PRIMARY_LINKS, True), (
+        f"{view}: ☰ no vuelve a abrir el índice")
+    link = page.locator(PRIMARY_LINKS).filter(visible=True).first
+    _follow(page, link)
+    assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
+    assert not rec.console_errors, rec.console_errors
 
 
 SECONDARY = "#pst-secondary-sidebar-modal nav.page-toc a, #pst-secondary-sidebar nav a"
 
 
 @pytest.mark.parametrize("view", VIEW_IDS)
-def test_page_contents_open_close_and_reach_a_section(view, browser, site_url):
-    context, rec, page = _open_chapter(browser, site_url, view)
+def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
+    rec, page = _open_chapter(tab, site_url, view)
+    width = page.viewport_size["width"]
+    toggle = page.locator("button.secondary-toggle:visible")
+    if width >= 1200:
+        # En un portátil el índice de la página ya está a la derecha.
+        assert toggle.count() == 0
+        assert _in_view(page, SECONDARY), f"{view}: no se ve el índice de la página"
+    else:
+        assert toggle.count() == 1, f"{view}: botones ☷ visibles: {toggle.count()}"
+        assert "índice de la página" in (toggle.get_attribute("aria-label") or "")
+        assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
+        toggle.click()
+        assert _settles(page, SECONDARY, True), f"{view}: ☷ no abre el índice"
+        page.keyboard.press("Escape")
+        assert _settles(page, SECONDARY, False), f"{view}: Esc no cierra el índice"
+        toggle.click()
+        assert _settles(page, SECONDARY, True), f"{view}: ☷ no vuelve a abrirse"
+    links = page.locator(SECONDARY).filter(visible=True)
+    assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
+    link = links.nth(2)
+    target = (link.get_attribute("href") or "").split("#")[-1]
+    assert target, link.get_attribute("href")
+    link.click()
+    half = page.viewport_size["height"] / 2
     try:
-        width = page.viewport_size["width"]
-        toggle = page.locator("button.secondary-toggle:visible")
-        if width >= 1200:
-            # En un portátil el índice de la página ya está a la derecha.
-            assert toggle.count() == 0
-            assert _in_view(page, SECONDARY), f"{view}: no se ve el índice de la página"
-        else:
-            assert toggle.count() == 1, f"{view}: botones ☷ visibles: {toggle.count()}"
-            assert "índice de la página" in (toggle.get_attribute("aria-label") or "")
-            assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
-            toggle.click()
-            assert _settles(page, SECONDARY, True), f"{view}: ☷ no abre el índice"
-            page.keyboard.press("Escape")
-            assert _settles(page, SECONDARY, False), f"{view}: Esc no cierra el índice"
-            toggle.click()
-            assert _settles(page, SECONDARY, True), f"{view}: ☷ no vuelve a abrirse"
-        links = page.locator(SECONDARY).filter(visible=True)
-        assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
-        link = links.nth(2)
-        target = (link.get_attribute("href") or "").split("#")[-1]
-        assert target, link.get_attribute("href")
-        link.click()
-        half = page.viewport_size["height"] / 2
-        try:
-            page.wait_for_function(
-                "([id, half]) => { const t = document.getElementById(id)"
-                ".getBoundingClientRect().top; return t >= 0 && t < half; }",
-                arg=[target, half], timeout=5_000,
-            )
-        except PlaywrightTimeout:
-            pass
-        top = page.evaluate(
-            "(id) => document.getElementById(id).getBoundingClientRect().top", target
+        page.wait_for_function(
+            "([id, half]) => { const t = document.getElementById(id)"
+            ".getBoundingClientRect().top; return t >= 0 && t < half; }",
+            arg=[target, half], timeout=5_000,
         )
-        assert 0 <= top < half, f"{view}: #{target}: {top}"
-        assert _settles(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a",
-                        False), f"{view}: el índice de la página sigue abierto"
-        # Y desde la sección, el índice del curso lleva a otro capítulo.
-        if width < 992:
-            page.locator("button.primary-toggle:visible").click()
-            assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
-        with page.expect_navigation(timeout=LOAD_TIMEOUT):
-            page.locator(PRIMARY_LINKS).filter(visible=True).first.click()
-        assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
-        assert not rec.console_errors, rec.console_errors
-    finally:
-        context.close()
+    except PlaywrightTimeout:
+        pass
+    top = page.evaluate(
+        "(id) => document.getElementById(id).getBoundingClientRect().top", target
+    )
+    assert 0 <= top < half, f"{view}: #{target}: {top}"
+    assert _settles(page, "#pst-secondary-sidebar-modal[open] nav.page-toc a",
+                    False), f"{view}: el índice de la página sigue abierto"
+    # Y desde la sección, el índice del curso lleva a otro capítulo.
+    if width < 992:
+        page.locator("button.primary-toggle:visible").click()
+        assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
+    _follow(page, page.locator(PRIMARY_LINKS).filter(visible=True).first)
+    assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
+    assert not rec.console_errors, rec.console_errors
 
 
 # --- Código en vivo sin red ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
-def test_live_code_without_binder_says_why_in_spanish(view, browser, site_url):
-    context, rec, page = _open_chapter(browser, site_url, view)
-    try:
-        page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
-        page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
-        notice = page.locator("#curso-codigo-en-vivo")
-        notice.wait_for(state="visible", timeout=15_000)
-        page.wait_for_function(
-            "() => /No se puede conectar/.test("
-            "document.getElementById('curso-codigo-en-vivo').innerText)",
-            timeout=20_000,
-        )
-        text = notice.inner_text()
-        assert "mybinder.org" in text and "conexión" in text, text
-        assert "descarga el notebook" in text, text
-        assert notice.is_visible() and notice.bounding_box()["width"] > 200
-        body = page.locator("body").inner_text()
-        assert "CDN" not in body and "Loading" not in body and "Launching" not in body
-        # Nada fuera de 127.0.0.1 salvo la comprobación del BinderHub (abortada aquí).
-        assert all("mybinder.org" in u for u in rec.external), rec.external
-        assert not any("unpkg" in u or "cdn" in u for u in rec.external)
-        errors = [e for e in rec.console_errors if "Failed to load resource" not in e]
-        assert not errors, errors
-    finally:
-        context.close()
+def test_live_code_without_binder_says_why_in_spanish(view, tab, site_url):
+    rec, page = _open_chapter(tab, site_url, view)
+    page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
+    page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
+    notice = page.locator("#curso-codigo-en-vivo")
+    notice.wait_for(state="visible", timeout=15_000)
+    page.wait_for_function(
+        "() => /No se puede conectar/.test("
+        "document.getElementById('curso-codigo-en-vivo').innerText)",
+        timeout=20_000,
+    )
+    text = notice.inner_text()
+    assert "mybinder.org" in text and "conexión" in text, text
+    assert "descarga el notebook" in text, text
+    assert notice.is_visible() and notice.bounding_box()["width"] > 200
+    body = page.locator("body").inner_text()
+    assert "CDN" not in body and "Loading" not in body and "Launching" not in body
+    # Nada fuera de 127.0.0.1 salvo la comprobación del BinderHub (abortada aquí).
+    assert all("mybinder.org" in u for u in rec.external), rec.external
+    assert not any("unpkg" in u or "cdn" in u for u in rec.external)
+    errors = [e for e in rec.console_errors if "Failed to load resource" not in e]
+    assert not errors, errors
 
 
 # --- Búsqueda: resúmenes que se leen ------------------------------------------------
 
 
-def _search(page, site_url: str, query: str) -> list[tuple[str, str]]:
+@dataclass
+class Search:
+    hits: list[tuple[str, str]]  # (página, resumen) de cada resultado, en orden
+    summary: str
+    highlighted: list[str]
+    console_errors: list[str]
+
+    @property
+    def pages(self) -> list[str]:
+        return [rel for rel, _ in self.hits]
+
+
+def _search(rec: PageRecorder, site_url: str, query: str) -> Search:
+    page = rec.next_visit()
     page.goto(f"{site_url}/search.html?q={query}", wait_until="load")
     page.wait_for_function(
         "() => { const s = document.querySelector('#search-results p.search-summary');"
@@ -554,11 +576,52 @@ def _search(page, site_url: str, query: str) -> list[tuple[str, str]]:
         ".every((li) => li.querySelector('p.context'))",
         timeout=LOAD_TIMEOUT,
     )
-    return [
+    hits = [
         (urlparse(li.locator("a").first.get_attribute("href") or "").path.lstrip("/"),
          li.locator("p.context").inner_text())
         for li in page.locator("#search-results li").all()
     ]
+    return Search(
+        hits,
+        page.locator("#search-results p.search-summary").inner_text(),
+        page.locator("#search-results p.context .highlighted").all_inner_texts(),
+        list(rec.console_errors),
+    )
+
+
+@pytest.fixture(scope="module")
+def search(tab, site_url):
+    """Cada búsqueda, hecha una vez en la página de búsqueda del portátil."""
+    cache: dict[str, Search] = {}
+
+    def get(query: str) -> Search:
+        if query not in cache:
+            cache[query] = _search(tab("portatil-claro"), site_url, query)
+        return cache[query]
+
+    return get
+
+
+RESIDUAL_CHAPTER = "notebooks/02_conexion_residual.html"
+
+
+@pytest.mark.parametrize(
+    "query, chapter",
+    [
+        ("normalización", CHAPTER),
+        ("normalizacion", CHAPTER),
+        ("Normalización", CHAPTER),
+        ("residual", RESIDUAL_CHAPTER),
+        ("residuales", RESIDUAL_CHAPTER),
+    ],
+)
+def test_search_finds_the_chapter_with_or_without_accents(query, chapter, search):
+    found = search(query)
+    assert chapter in found.pages, (
+        f"«{query}» no encuentra {chapter}; encontró {found.pages}")
+    assert not ENGLISH_UI.search(found.summary), (
+        f"resumen de la búsqueda en inglés: {found.summary}")
+    assert not found.console_errors, found.console_errors
 
 
 RAW_TEX = re.compile(r"\\[()\[\]]|\\[a-zA-Z]+|\$")
@@ -567,40 +630,27 @@ BUTTON_LABELS = re.compile(r"^(?:…|\.\.\.)?\s*(?:Binder|Colab|JupyterHub|\.ipy
 
 
 @pytest.mark.parametrize("query", ["normalizacion", "normalización", "varianza", "d-1"])
-def test_search_snippets_read_as_text(query, browser, site_url):
-    context = _new_context(browser, "portatil-claro")
-    try:
-        rec = PageRecorder(context)
-        hits = _search(rec.page, site_url, query)
-        assert hits, query
-        for rel, snippet in hits:
-            assert not RAW_TEX.search(snippet), f"«{query}», {rel}: TeX: {snippet}"
-            assert not BUTTON_LABELS.search(snippet), f"«{query}», {rel}: {snippet}"
-            assert len(snippet) > 20, f"«{query}», {rel}: {snippet!r}"
-        assert not rec.console_errors, rec.console_errors
-    finally:
-        context.close()
+def test_search_snippets_read_as_text(query, search):
+    found = search(query)
+    assert found.hits, query
+    for rel, snippet in found.hits:
+        assert not RAW_TEX.search(snippet), f"«{query}», {rel}: TeX: {snippet}"
+        assert not BUTTON_LABELS.search(snippet), f"«{query}», {rel}: {snippet}"
+        assert len(snippet) > 20, f"«{query}», {rel}: {snippet!r}"
+    assert not found.console_errors, found.console_errors
 
 
-def test_search_without_accent_finds_what_the_accented_word_finds(browser, site_url):
-    context = _new_context(browser, "portatil-claro")
-    try:
-        page = PageRecorder(context).page
-        plain = [rel for rel, _ in _search(page, site_url, "normalizacion")]
-        accented = [rel for rel, _ in _search(page, site_url, "normalización")]
-        # Los mismos capítulos arriba (el glosario, además, empareja el término
-        # exacto «normalización de capa» solo con tilde).
-        chapters = [[r for r in hits if r.startswith("notebooks/")][:3]
-                    for hits in (plain, accented)]
-        assert chapters[0] == chapters[1], (plain[:5], accented[:5])
-        assert CHAPTER in plain[:3], plain[:5]
-        # El resumen muestra la palabra con su tilde, resaltada.
-        _search(page, site_url, "normalizacion")
-        marked = page.locator("#search-results p.context .highlighted")
-        marked = marked.all_inner_texts()
-        assert any(m.lower().startswith("normaliz") for m in marked), marked
-    finally:
-        context.close()
+def test_search_without_accent_finds_what_the_accented_word_finds(search):
+    plain, accented = search("normalizacion"), search("normalización")
+    # Los mismos capítulos arriba (el glosario, además, empareja el término
+    # exacto «normalización de capa» solo con tilde).
+    chapters = [[r for r in found.pages if r.startswith("notebooks/")][:3]
+                for found in (plain, accented)]
+    assert chapters[0] == chapters[1], (plain.pages[:5], accented.pages[:5])
+    assert CHAPTER in plain.pages[:3], plain.pages[:5]
+    # El resumen muestra la palabra con su tilde, resaltada.
+    marked = plain.highlighted
+    assert any(m.lower().startswith("normaliz") for m in marked), marked
 
 
 # --- Lo pequeño: descripción, estadísticas, índice alfabético, soluciones -----------
@@ -648,24 +698,21 @@ def test_index_letter_bar_does_not_mix_greek_with_latin_letters():
     assert letters == sorted(letters, key=lambda x: (x != "Símbolos", x)), letters
 
 
-def test_solution_title_opens_the_solution(browser, site_url):
-    context, rec, page = _open_chapter(browser, site_url, "telefono-claro")
+def test_solution_title_opens_the_solution(tab, site_url):
+    rec, page = _open_chapter(tab, site_url, "telefono-claro")
+    title = page.locator(".solution.dropdown > .admonition-title").first
+    assert title.locator("a").count() == 0, "el título de la solución es un enlace"
+    body = page.locator(".solution.dropdown #solution-content").first
+    assert not body.is_visible()
+    before = page.url
+    title.scroll_into_view_if_needed()
+    title.click()
     try:
-        title = page.locator(".solution.dropdown > .admonition-title").first
-        assert title.locator("a").count() == 0, "el título de la solución es un enlace"
-        body = page.locator(".solution.dropdown #solution-content").first
-        assert not body.is_visible()
-        before = page.url
-        title.scroll_into_view_if_needed()
-        title.click()
-        try:
-            body.wait_for(state="visible", timeout=5_000)
-        except PlaywrightTimeout:
-            pytest.fail("la solución no se abre")
-        assert page.url == before
-        assert not rec.console_errors, rec.console_errors
-    finally:
-        context.close()
+        body.wait_for(state="visible", timeout=5_000)
+    except PlaywrightTimeout:
+        pytest.fail("la solución no se abre")
+    assert page.url == before
+    assert not rec.console_errors, rec.console_errors
 
 
 SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)]
@@ -679,26 +726,23 @@ SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)]
 
 
 @pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
-def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, browser,
+def test_one_search_box_and_its_magnifier_does_not_cover_the_text(view, tab,
                                                                    site_url):
-    context, rec, page = _open_chapter(browser, site_url, view)
-    try:
-        assert page.locator(".bd-header:visible input, .bd-header:visible button"
-                            ).count() == 0, "cabecera del tema con controles"
-        button = ".search-button:visible, .search-button-field:visible"
-        page.locator(button).first.click()
-        page.locator("#pst-search-dialog input").first.wait_for(state="visible")
-        fields = page.evaluate(SEARCH_FIELD_JS, "#pst-search-dialog input")
-        assert len(fields) == 1, fields
-        page.goto(f"{site_url}/search.html?q=capa", wait_until="load")
-        fields += page.evaluate(SEARCH_FIELD_JS, "input[type=search], input[name=q]")
-        assert len(fields) == 2, f"{view}: campos de búsqueda visibles: {fields}"
-        # En la página de búsqueda, un solo buscador: ni el del índice ni la lupa.
-        assert page.locator(".search-button__button:visible").count() == 0
-        for field in fields:
-            assert field["textStart"] >= field["iconRight"] + 2, field
-    finally:
-        context.close()
+    rec, page = _open_chapter(tab, site_url, view)
+    assert page.locator(".bd-header:visible input, .bd-header:visible button"
+                        ).count() == 0, "cabecera del tema con controles"
+    button = ".search-button:visible, .search-button-field:visible"
+    page.locator(button).first.click()
+    page.locator("#pst-search-dialog input").first.wait_for(state="visible")
+    fields = page.evaluate(SEARCH_FIELD_JS, "#pst-search-dialog input")
+    assert len(fields) == 1, fields
+    page.goto(f"{site_url}/search.html?q=capa", wait_until="load")
+    fields += page.evaluate(SEARCH_FIELD_JS, "input[type=search], input[name=q]")
+    assert len(fields) == 2, f"{view}: campos de búsqueda visibles: {fields}"
+    # En la página de búsqueda, un solo buscador: ni el del índice ni la lupa.
+    assert page.locator(".search-button__button:visible").count() == 0
+    for box in fields:
+        assert box["textStart"] >= box["iconRight"] + 2, box
 
 
 # --- Las extensiones del libro viven con el libro -----------------------------------

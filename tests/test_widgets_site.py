@@ -41,15 +41,24 @@ def _numbers(text: str) -> list[float]:
 
 
 @pytest.fixture(scope="module")
-def rendered(browser, site_url):
+def tab(browser):
+    """Una pestaña (1280 × 720, en claro) para las pruebas de este módulo: cada una
+    abre en ella su página, una tras otra."""
+    context = browser.new_context()
+    yield PageRecorder(context)
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def rendered(tab, site_url):
     """Cada página con widgets, abierta una vez: qué widgets se dibujaron en cada
     una."""
     found: dict[str, list[str]] = {}
     problems: list[str] = []
+    rec = tab
     for rel in _widget_pages():
-        context = browser.new_context()
-        rec = PageRecorder(context)
-        page = rec.goto(f"{site_url}/{rel}")
+        page = rec.next_visit()
+        rec.goto(f"{site_url}/{rel}")
         html = (BUILD_HTML / rel).read_text(encoding="utf-8")
         expected = html.count(VIEW)
         draw_widgets(page)
@@ -66,7 +75,6 @@ def rendered(browser, site_url):
                 problems.append(f"{rel}: el widget muestra {shown!r}")
         issues = rec.console_errors + rec.failed + rec.external
         problems += [f"{rel}: {e}" for e in issues]
-        context.close()
     return found, problems
 
 
@@ -82,11 +90,12 @@ def test_each_widget_is_in_a_chapter(cls, rendered):
     assert cls in found, f"el widget {WIDGET_CLASSES[cls]} no está en ningún capítulo"
 
 
-def _open(page_factory, site_url, rendered, cls):
+def _open(tab, site_url, rendered, cls):
     found, _ = rendered
     if cls not in found:
         pytest.fail(f"falta el widget {WIDGET_CLASSES[cls]}")
-    rec = page_factory()
+    rec = tab
+    rec.next_visit()
     page = rec.goto(f"{site_url}/{found[cls][0]}")
     draw_widgets(page)
     root = page.locator(f"section.{cls}").first
@@ -102,9 +111,9 @@ def _clean(rec, root):
 
 
 def test_calculator_responds_to_typing_with_a_decimal_comma(
-    page_factory, site_url, rendered
+    tab, site_url, rendered
 ):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-meanstd")
+    rec, page, root = _open(tab, site_url, rendered, "rn-meanstd")
     live = root.locator("[aria-live=polite]").first
     before = live.inner_text()
     root.get_by_label("x₂").fill("0,5")
@@ -116,8 +125,8 @@ def test_calculator_responds_to_typing_with_a_decimal_comma(
     _clean(rec, root)
 
 
-def test_layer_norm_explorer_follows_the_keyboard(page_factory, site_url, rendered):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-layernorm")
+def test_layer_norm_explorer_follows_the_keyboard(tab, site_url, rendered):
+    rec, page, root = _open(tab, site_url, rendered, "rn-layernorm")
     root.get_by_role("button", name="Restablecer γ = 1, β = 0").press("Enter")
     slider = root.get_by_label("x₁", exact=True)
     before = root.locator("tr", has_text="γ ⊙").first.inner_text()
@@ -131,8 +140,8 @@ def test_layer_norm_explorer_follows_the_keyboard(page_factory, site_url, render
     _clean(rec, root)
 
 
-def test_residual_sum_gives_the_identity_for_free(page_factory, site_url, rendered):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-residual")
+def test_residual_sum_gives_the_identity_for_free(tab, site_url, rendered):
+    rec, page, root = _open(tab, site_url, rendered, "rn-residual")
     assert "= [0.80, 0.95, 0.93, 1.33]" in root.inner_text()
     root.get_by_label("Escala α de la salida de la subcapa F(x)").focus()
     page.keyboard.press("Home")
@@ -141,8 +150,8 @@ def test_residual_sum_gives_the_identity_for_free(page_factory, site_url, render
     _clean(rec, root)
 
 
-def test_block_stepper_walks_forward_and_back(page_factory, site_url, rendered):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-stepper")
+def test_block_stepper_walks_forward_and_back(tab, site_url, rendered):
+    rec, page, root = _open(tab, site_url, rendered, "rn-stepper")
     panel = root.locator(".rn-step")
     assert "Paso 1 de 11" in panel.inner_text()
     nxt = root.get_by_role("button", name="Siguiente paso")
@@ -155,8 +164,8 @@ def test_block_stepper_walks_forward_and_back(page_factory, site_url, rendered):
     _clean(rec, root)
 
 
-def test_depth_explorer_slider_changes_the_summary(page_factory, site_url, rendered):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-depth")
+def test_depth_explorer_slider_changes_the_summary(tab, site_url, rendered):
+    rec, page, root = _open(tab, site_url, rendered, "rn-depth")
     live = root.locator(".rn-summary")
     before = live.inner_text()
     root.get_by_role("slider", name="Profundidad").focus()
@@ -170,10 +179,10 @@ def test_depth_explorer_slider_changes_the_summary(page_factory, site_url, rende
 
 
 def test_calculator_with_huge_and_small_values_writes_true_equalities(
-    page_factory, site_url, rendered
+    tab, site_url, rendered
 ):
     """Con 1e200, −1e200, 1 y 2: (0.2500)² = 0.0625 (no «= 0.0000») y nunca «= ≈»."""
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-meanstd")
+    rec, page, root = _open(tab, site_url, rendered, "rn-meanstd")
     for label, text in zip("₁₂₃₄", ["1e200", "\u22121e200", "1", "2"]):
         root.get_by_label(f"x{label}").fill(text)
     body = root.inner_text()
@@ -190,9 +199,9 @@ def test_calculator_with_huge_and_small_values_writes_true_equalities(
 
 
 def test_layer_norm_times_three_preset_does_not_claim_a_std_below_one(
-    page_factory, site_url, rendered
+    tab, site_url, rendered
 ):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-layernorm")
+    rec, page, root = _open(tab, site_url, rendered, "rn-layernorm")
     root.get_by_label("Probar un caso").select_option(
         label="El mismo vector multiplicado por 3")
     text = root.locator(".rn-summary").inner_text()
@@ -207,13 +216,13 @@ def test_layer_norm_times_three_preset_does_not_claim_a_std_below_one(
 
 
 def test_layer_norm_controls_come_from_the_python_settings(
-    page_factory, site_url, rendered
+    tab, site_url, rendered
 ):
     """Rangos de los deslizadores, opciones de ε y casos: los de ``settings``."""
     from resnorm.widgets import LayerNormExplorer
 
     s = LayerNormExplorer.SETTINGS
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-layernorm")
+    rec, page, root = _open(tab, site_url, rendered, "rn-layernorm")
     x1 = root.get_by_label("x₁", exact=True)
     assert float(x1.get_attribute("min")) == s["ranges"]["x"]["min"]
     assert float(x1.get_attribute("max")) == s["ranges"]["x"]["max"]
@@ -226,8 +235,8 @@ def test_layer_norm_controls_come_from_the_python_settings(
     _clean(rec, root)
 
 
-def test_block_stepper_shows_each_vector_once(page_factory, site_url, rendered):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-stepper")
+def test_block_stepper_shows_each_vector_once(tab, site_url, rendered):
+    rec, page, root = _open(tab, site_url, rendered, "rn-stepper")
     panel = root.locator(".rn-step")
     nxt = root.get_by_role("button", name="Siguiente paso")
     for _ in range(11):
@@ -239,8 +248,8 @@ def test_block_stepper_shows_each_vector_once(page_factory, site_url, rendered):
     _clean(rec, root)
 
 
-def test_depth_explorer_says_1_capa_in_singular(page_factory, site_url, rendered):
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-depth")
+def test_depth_explorer_says_1_capa_in_singular(tab, site_url, rendered):
+    rec, page, root = _open(tab, site_url, rendered, "rn-depth")
     root.get_by_role("slider", name="Profundidad").focus()
     page.keyboard.press("Home")
     text = root.locator(".rn-summary").inner_text()
@@ -248,13 +257,13 @@ def test_depth_explorer_says_1_capa_in_singular(page_factory, site_url, rendered
     _clean(rec, root)
 
 
-def test_depth_explorer_series_look_like_the_figures(page_factory, site_url, rendered):
+def test_depth_explorer_series_look_like_the_figures(tab, site_url, rendered):
     """Mismo nombre y mismo color que en las figuras (resnorm.plots.SERIES_STYLE)."""
     from matplotlib.colors import to_rgb
 
     from resnorm.plots import SERIES_STYLE
 
-    rec, page, root = _open(page_factory, site_url, rendered, "rn-depth")
+    rec, page, root = _open(tab, site_url, rendered, "rn-depth")
     root.get_by_label("Qué mirar").select_option("activations")
     checks = root.locator(".rn-check label").all()
     seen = {}
@@ -274,10 +283,11 @@ def test_depth_explorer_series_look_like_the_figures(page_factory, site_url, ren
 
 
 def test_fieldset_legends_are_not_bigger_than_the_widget_title(
-    page_factory, site_url, rendered
+    tab, site_url, rendered
 ):
     found, _ = rendered
-    rec = page_factory()
+    rec = tab
+    rec.next_visit()
     page = rec.goto(f"{site_url}/{found['rn-layernorm'][0]}")
     draw_widgets(page)
     sizes = page.evaluate(
@@ -340,8 +350,9 @@ def _jump_to_first_widget(browser, site_url, width, height) -> dict:
     primer widget en DOMContentLoaded, antes de que esté dibujado (como quien llega
     por un enlace): cuándo llegó DOMContentLoaded, cuándo se vio el primer widget y
     cuánto se desplazó el texto. Una carga por página y ancho para las dos pruebas
-    que la leen, en el mismo navegador (la caché de las hojas y los scripts, como al
-    seguir los enlaces del curso).
+    que la leen, una tras otra en la misma pestaña, como al seguir los enlaces del
+    curso. (Playwright intercepta cada petición para abortar las externas, y así
+    Chromium no usa su caché HTTP: cada página descarga todo, como la primera vez.)
 
     (Sin salto, el desplazamiento de cada página mientras carga y dibuja sus widgets
     lo mide ``tests/test_site_view.py`` en cada ancho y modo.)"""
@@ -350,14 +361,12 @@ def _jump_to_first_widget(browser, site_url, width, height) -> dict:
     if (width, height) in _JUMPS:
         return _JUMPS[width, height]
     out = {}
-    # Un navegador por ancho, como quien sigue los enlaces del curso: la primera página
-    # llega sin nada guardado; las demás ya tienen las hojas y los scripts comunes.
     context = browser.new_context(viewport={"width": width, "height": height})
     context.add_init_script(LAYOUT_SHIFT_PROBE + LOAD_PROBE)
     rec = PageRecorder(context)
     try:
         for rel in _widget_pages():
-            page = rec.next_page()
+            page = rec.next_visit()
             page.goto(f"{site_url}/{rel}", wait_until="load")
             page.wait_for_function("window.__rn.widget !== undefined", timeout=15000)
             probe = page.evaluate("window.__rn")
