@@ -2,10 +2,11 @@
 
 Se usa el Lighthouse de ``node_modules`` (npm ``lighthouse@12.2.3``, fijado en
 ``package-lock.json``: las versiones siguientes piden Node 22) con el Chromium del
-sistema (``CHROME_PATH``, por defecto ``/usr/bin/chromium``). El perfil móvil simula
-una conexión 4G lenta y una CPU 4 veces más lenta; esa simulación escala con la
-velocidad de esta máquina compartida, así que una cifra se mueve ±10 entre
-ejecuciones: compara antes y después dentro de la misma ejecución.
+sistema (``CHROME_PATH``, por defecto ``/usr/bin/chromium``); las páginas de cada
+llamada pasan una tras otra por un solo Chromium (``bench/lighthouse_run.mjs``). El
+perfil móvil simula una conexión 4G lenta y una CPU 4 veces más lenta; esa simulación
+escala con la velocidad de esta máquina compartida, así que una cifra se mueve ±10
+entre ejecuciones: compara antes y después dentro de la misma ejecución.
 
 Objetivos (issue 18): rendimiento ≥ 95, LCP ≤ 2,0 s, TBT ≤ 150 ms, CLS ≤ 0,02 y
 accesibilidad, buenas prácticas y SEO a 100.
@@ -17,7 +18,6 @@ Uso suelto::
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"
+RUNNER = ROOT / "bench" / "lighthouse_run.mjs"
 CHROME_PATH = "/usr/bin/chromium"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 GOALS = {
@@ -40,19 +41,6 @@ METRICS = {
     "fcp_ms": "first-contentful-paint",
     "si_ms": "speed-index",
 }
-
-
-def command(url: str, output: Path) -> list[str]:
-    # Las mismas banderas que las pruebas en el navegador.
-    from tests.helpers import CHROMIUM_FLAGS
-
-    return [
-        "node", str(CLI), url,
-        "--output=json", f"--output-path={output}", "--quiet",
-        f"--only-categories={','.join(CATEGORIES)}",
-        f"--chrome-flags={' '.join(CHROMIUM_FLAGS)}",
-        "--max-wait-for-load=60000",
-    ]
 
 
 def summarize(report: dict) -> dict:
@@ -80,64 +68,60 @@ def meets_goals(row: dict) -> bool:
             and row["cls"] <= GOALS["cls"])
 
 
-def run(url: str, timeout: float = 240.0) -> dict:
-    """Una ejecución de Lighthouse sobre ``url``; devuelve el resumen."""
+def run_many(urls: list[str], timeout: float = 240.0) -> list[dict]:
+    """Lighthouse sobre cada URL de ``urls``, una tras otra en el mismo Chromium
+    (``bench/lighthouse_run.mjs``); el resumen de cada una, o ``{"error": ...}``."""
+    from tests.helpers import CHROMIUM_FLAGS  # las mismas banderas que las pruebas
+
     if not CLI.exists():
         raise FileNotFoundError(f"Falta {CLI}: ejecuta «npm ci» (make vendor).")
-    env = {**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", CHROME_PATH)}
     with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
-        output = Path(tmp) / "report.json"
-        env["TMPDIR"] = tmp  # el perfil temporal de Chromium, dentro y borrado
-        proc = subprocess.run(command(url, output), env=env, capture_output=True,
-                              text=True, timeout=timeout, check=False)
-        if not output.exists():
-            raise RuntimeError(f"Lighthouse falló ({proc.returncode}) en {url}:\n"
-                               f"{proc.stderr[-2000:]}")
-        report = json.loads(output.read_text(encoding="utf-8"))
-    return summarize(report)
-
-
-@contextlib.contextmanager
-def serve(directory: Path):
-    """``bench.server`` (gzip, 127.0.0.1), sin trazas por las conexiones cortadas.
-
-    Lighthouse corta a medias las descargas que ya no necesita: el servidor de la
-    biblioteca estándar escribiría un «Broken pipe» por cada una.
-    """
-    import functools
-    import http.server
-    import threading
-
-    from bench.server import GzipHandler
-
-    class Server(http.server.ThreadingHTTPServer):
-        def handle_error(self, request, client_address):
-            if not isinstance(sys.exc_info()[1], ConnectionError):
-                super().handle_error(request, client_address)
-
-    handler = functools.partial(GzipHandler, directory=str(directory))
-    server = Server(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+        outputs = [Path(tmp) / f"informe-{i}.json" for i in range(len(urls))]
+        spec = Path(tmp) / "trabajos.json"
+        spec.write_text(json.dumps({
+            "chromePath": os.environ.get("CHROME_PATH", CHROME_PATH),
+            "chromeFlags": list(CHROMIUM_FLAGS),
+            "categories": list(CATEGORIES),
+            "maxWaitForLoad": 60_000,
+            "jobs": [{"url": u, "output": str(o)} for u, o in zip(urls, outputs)],
+        }), encoding="utf-8")
+        # TMPDIR: el perfil temporal de Chromium, dentro y borrado al terminar.
+        env = {**os.environ, "TMPDIR": tmp}
+        proc = subprocess.run(["node", str(RUNNER), str(spec)], env=env,
+                              capture_output=True, text=True,
+                              timeout=timeout * max(1, len(urls)), check=False)
+        rows = []
+        for url, output in zip(urls, outputs):
+            error = output.with_name(output.name + ".error")
+            if output.exists():
+                rows.append(summarize(json.loads(output.read_text(encoding="utf-8"))))
+            elif error.exists():
+                rows.append({"error": f"Lighthouse falló en {url}: "
+                                      f"{error.read_text(encoding='utf-8')[-2000:]}"})
+            else:
+                rows.append({"error": f"Lighthouse falló ({proc.returncode}) en {url}:"
+                                      f"\n{proc.stderr[-2000:]}"})
+    return rows
 
 
 def bench_lighthouse(html_dir: Path, pages: list[str], log=print) -> list[dict]:
-    """Lighthouse en cada página de ``pages``, una tras otra (máquina compartida)."""
-    rows = []
+    """Lighthouse en cada página de ``pages``, una tras otra (máquina compartida),
+    servidas con gzip en 127.0.0.1 (``bench.server``)."""
+    from bench.server import serve
+
+    if not pages:
+        return []
     with serve(Path(html_dir)) as base:
-        for page in pages:
-            log(f"  lighthouse {page}…")
-            try:
-                row = {"page": page, **run(f"{base}/{page}")}
-                row["ok"] = meets_goals(row)
-            except Exception as exc:  # una página rota no tira las demás
-                row = {"page": page, "error": f"{type(exc).__name__}: {exc}",
-                       "ok": False}
-            rows.append(row)
+        log(f"  lighthouse: {len(pages)} páginas…")
+        try:
+            summaries = run_many([f"{base}/{page}" for page in pages])
+        except Exception as exc:
+            summaries = [{"error": f"{type(exc).__name__}: {exc}"}] * len(pages)
+    rows = []
+    for page, summary in zip(pages, summaries):
+        row = {"page": page, **summary}
+        row["ok"] = "error" not in row and meets_goals(row)
+        rows.append(row)
     return rows
 
 

@@ -13,6 +13,7 @@ import gzip
 import http.server
 import io
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -68,11 +69,21 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    """Sin trazas por las conexiones que corta el navegador: Lighthouse deja a medias
+    las descargas que ya no necesita, y una pestaña que pasa a otra página, las de la
+    anterior. La biblioteca estándar escribiría un «Broken pipe» por cada una."""
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(directory: Path):
     """Sirve ``directory`` en un puerto libre de 127.0.0.1; devuelve la URL base."""
     handler = functools.partial(GzipHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
