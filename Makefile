@@ -160,10 +160,11 @@ book-step: execute
 # cada módulo en un proceso, ver tests/conftest.py), y después, solas, las que miden
 # tiempos o reconstruyen _build (marca «serial»). Si la primera falla, la segunda se
 # ejecuta igual y la orden falla al final. Las pruebas del navegador pasan casi todo el
-# tiempo esperando a Chromium: con dos núcleos, cuatro procesos los mantienen ocupados
-# (TEST_WORKERS); las de «make check» solo calculan, y van en dos (PYTEST_WORKERS).
+# tiempo esperando a Chromium: con dos núcleos, tres procesos los mantienen ocupados
+# (TEST_WORKERS; con cuatro, la tanda tardaba 335 s en lugar de 288: los navegadores se
+# quitaban CPU); las de «make check» solo calculan, y van en dos (PYTEST_WORKERS).
 PYTEST_WORKERS ?= 2
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 3
 test: test-setup
 	$(PY) tests/install_system_deps.py
 	@status=0; \
