@@ -35,7 +35,7 @@ SERIAL_TESTS = {
     "test_widgets_appearing_do_not_push_the_text",
     "test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds",
 }
-SERIAL_FIXTURES = {"measured"}  # tests/test_cost.py: tiempos de cada receta
+SERIAL_FIXTURES = {"runs"}  # tests/test_cost.py: las medidas de tiempo de cada receta
 
 
 @pytest.hookimpl(optionalhook=True)
