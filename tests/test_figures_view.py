@@ -22,6 +22,7 @@ import html as html_lib
 import io
 import re
 import warnings
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -55,18 +56,27 @@ def _attr(tag: str, name: str) -> str:
     return html_lib.unescape(match.group(1))
 
 
-def _png_size(tag: str) -> tuple[int, int]:
+def _png_size(tag: str, page: Path | None = None) -> tuple[int, int]:
+    """Tamaño en píxeles del PNG de ``tag``: en línea (la salida del notebook) o, en
+    el sitio, el archivo de ``_images`` al que apunta desde la página ``page``."""
     src = _attr(tag, "src")
-    assert src.startswith("data:image/png;base64,")
-    with Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))) as img:
+    if src.startswith("data:image/png;base64,"):
+        data = io.BytesIO(base64.b64decode(src.split(",", 1)[1]))
+    else:
+        assert page is not None, f"figura sin PNG en línea: {src}"
+        data = page.parent / src
+    with Image.open(data) as img:
+        assert img.format == "PNG", src
         return img.size
 
 
-def smallest_text_px(tag: str, min_pt: float, column: float) -> float:
-    """El texto más pequeño de la figura ``tag``, en px CSS, en una columna dada."""
+def smallest_text_px(tag: str, min_pt: float, column: float,
+                     page: Path | None = None) -> float:
+    """El texto más pequeño de la figura ``tag`` (de la página ``page`` del sitio, si
+    no es la salida del notebook), en px CSS, en una columna dada."""
     width = float(_attr(tag, "width"))
     dpi = float(_attr(tag, "data-dpi"))
-    png_w, _ = _png_size(tag)
+    png_w, _ = _png_size(tag, page)
     shown = min(width, column)
     return min_pt / 72 * dpi * shown / png_w
 
@@ -291,14 +301,30 @@ def test_site_scan_finds_every_figure_also_inside_numbered_glue_figures(built_si
 
 
 @pytest.mark.build
+def test_site_figures_are_files_in_images_not_inline_base64(built_site):
+    """En el sitio, cada figura es un PNG de ``_images`` (el HTML no lleva su base64,
+    que retrasaba el primer dibujo) y se pide al acercarse (``loading="lazy"``)."""
+    figures = _site_figures()
+    assert figures
+    for rel, i, tag in figures:
+        src = _attr(tag, "src")
+        assert not src.startswith("data:"), f"{rel}, figura {i + 1}: en línea"
+        assert src.startswith("../_images/figura-") and src.endswith(".png"), src
+        assert (built_site / rel).parent.joinpath(src).resolve().is_file(), src
+        assert _attr(tag, "loading") == "lazy", f"{rel}, figura {i + 1}"
+    for rel in {rel for rel, _, _ in figures}:
+        assert "data:image/png;base64," not in (built_site / rel).read_text("utf-8")
+
+
+@pytest.mark.build
 def test_every_figure_of_the_built_site_is_readable_on_a_laptop(built_site):
     figures = _site_figures()
     assert len(figures) >= 10, "el sitio tiene menos figuras de las que se esperan"
     small = []
     for rel, i, tag in figures:
         min_pt = float(_attr(tag, "data-texto-min-pt"))
-        px = smallest_text_px(tag, min_pt, LAPTOP_COLUMN)
-        phone = smallest_text_px(tag, min_pt, PHONE_COLUMN)
+        px = smallest_text_px(tag, min_pt, LAPTOP_COLUMN, built_site / rel)
+        phone = smallest_text_px(tag, min_pt, PHONE_COLUMN, built_site / rel)
         if px < MIN_LAPTOP_PX or phone < MIN_PHONE_PX:
             small.append(f"{rel}, figura {i + 1}: {px:.1f} px (teléfono {phone:.1f})")
     assert not small, "\n".join(small)

@@ -374,7 +374,8 @@ def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
     problems = []
     for tag, (w, h) in zip(tags, seen.figures):
         width, height = float(_attr(tag, "width")), float(_attr(tag, "height"))
-        px = smallest_text_px(tag, float(_attr(tag, "data-texto-min-pt")), w)
+        px = smallest_text_px(tag, float(_attr(tag, "data-texto-min-pt")), w,
+                              BUILD_HTML / rel)
         if px < MIN_LAPTOP_PX:
             problems.append(f"{rel}: {px:.1f} px CSS con {w:.0f} px de ancho")
         if abs(w / h - width / height) > 0.02:

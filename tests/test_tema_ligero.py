@@ -4,6 +4,7 @@ que otras pruebas nombran (KaTeX, ejercicios) siguen aparte."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -63,3 +64,69 @@ def test_bundles_follow_the_sheets_on_the_next_build(tmp_path):
     page = site / "notebooks" / "04.html"
     last = (page.parent / _sheets(page)[2]).read_text(encoding="utf-8")
     assert ".curso{color:blue}" in last
+
+
+# --- Las imágenes: fuera del HTML y pedidas al acercarse ----------------------------
+
+
+def _png(color: str) -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    buf = BytesIO()
+    Image.new("RGB", (3, 2), color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _inline(png: bytes) -> str:
+    import base64
+
+    data = base64.b64encode(png).decode("ascii")
+    return (f'<img class="curso-figura" src="data:image/png;base64,{data}" '
+            'width="3" height="2" loading="lazy" alt="Una figura">')
+
+
+def test_inline_figures_become_files_named_by_their_content(tmp_path):
+    red, blue = _png("red"), _png("blue")
+    page = tmp_path / "notebooks" / "09.html"
+    page.parent.mkdir()
+    html = f"<p>{_inline(red)}</p><p>{_inline(blue)}</p><p>{_inline(red)}</p>"
+    out = tema_ligero.externalize_inline_figures(html, page, tmp_path)
+    assert "data:" not in out
+    srcs = re.findall(r'src="([^"]+)"', out)
+    assert srcs[0] == srcs[2] != srcs[1]  # la misma figura, un solo archivo
+    assert all(s.startswith("../_images/figura-") for s in srcs)
+    assert (page.parent / srcs[0]).read_bytes() == red
+    assert (page.parent / srcs[1]).read_bytes() == blue
+    assert len(list((tmp_path / "_images").iterdir())) == 2
+    # El resto de la etiqueta no cambia, y en la raíz del sitio la ruta no sube.
+    assert 'width="3" height="2" loading="lazy" alt="Una figura">' in out
+    root = tema_ligero.externalize_inline_figures(_inline(red), tmp_path / "i.html",
+                                                  tmp_path)
+    assert 'src="_images/figura-' in root
+    assert tema_ligero.externalize_inline_figures(out, page, tmp_path) == out
+
+
+def test_svg_figures_get_their_size_and_load_lazily_but_the_cover_does_not(tmp_path):
+    images = tmp_path / "_images"
+    images.mkdir()
+    for name in ("atajo.svg", "portada.svg"):
+        (images / name).write_text('<svg viewBox="0 0 400 300"></svg>', "utf-8")
+    page = tmp_path / "notebooks" / "02.html"
+    page.parent.mkdir()
+    out = tema_ligero.size_svg_images(
+        '<img alt="Atajo" src="../_images/atajo.svg" />'
+        '<img alt="Portada" src="../_images/portada.svg" />', page)
+    assert ('<img width="400" height="300" loading="lazy" decoding="async" '
+            'alt="Atajo"') in out
+    assert '<img width="400" height="300" alt="Portada"' in out
+
+
+def test_launch_menu_logos_load_when_the_menu_opens():
+    html = ('<img alt="" src="../_static/images/logo_binder.svg">'
+            '<img alt="" src="../_static/images/logo_colab.png">'
+            '<img alt="" src="../_static/otra.png">')
+    out = tema_ligero.lazy_launch_logos(html)
+    assert out.count('loading="lazy"') == 2
+    assert '<img alt="" src="../_static/otra.png">' in out

@@ -290,7 +290,10 @@ def _preload_icons(app, pagename, templatename, context, doctree) -> None:
 # Los diagramas SVG de {figure} (book/figuras/) llegan sin width ni height: hasta que
 # el navegador descarga cada uno no sabe su alto, y al llegar empuja el texto de debajo
 # (ch. 2 a 820 px: desplazamiento 0.09). Se les pone el tamaño de su propio viewBox;
-# curso.css los reduce a la columna sin deformarlos (``height: auto``).
+# curso.css los reduce a la columna sin deformarlos (``height: auto``). Con su caja ya
+# reservada, se piden cuando el lector se acerca (``loading="lazy"``): en un 4G lento
+# no compiten con el texto del primer dibujo. Menos la portada, que se ve al llegar.
+EAGER_SVG = ("portada.svg",)
 _SVG_IMG = re.compile(
     r'<img\b(?![^>]*\swidth=)([^>]*?\ssrc="([^"]*_images/[^"]+\.svg)")'
 )
@@ -314,20 +317,71 @@ def size_svg_images(html: str, page: Path) -> str:
     ``_images`` que no los tenga."""
 
     def add(match):
-        size = _svg_size((page.parent / match.group(2).split("?")[0]).resolve())
+        src = match.group(2).split("?")[0]
+        size = _svg_size((page.parent / src).resolve())
         if size is None:
             return match.group(0)
-        return f'<img width="{size[0]}" height="{size[1]}"{match.group(1)}'
+        lazy = "" if src.endswith(EAGER_SVG) or "loading=" in match.group(0) else (
+            ' loading="lazy" decoding="async"')
+        return f'<img width="{size[0]}" height="{size[1]}"{lazy}{match.group(1)}'
 
     return _SVG_IMG.sub(add, html)
+
+
+# Los iconos de Binder y Colab del menú «Abrir en…» de cada capítulo: el menú está
+# cerrado al cargar, así que se piden cuando se abre.
+_LAUNCH_LOGO = re.compile(
+    r'<img alt="" src="([^"]*_static/images/logo_[a-z_]+\.(?:svg|png))">'
+)
+
+
+def lazy_launch_logos(html: str) -> str:
+    return _LAUNCH_LOGO.sub(r'<img alt="" src="\1" loading="lazy">', html)
+
+
+# Las figuras de matplotlib llegan en línea (``resnorm.book.figure_html``: un PNG en
+# base64 dentro de la salida de la celda, para que el notebook se vea igual en
+# Jupyter o Colab). En el sitio, ese base64 viaja dentro del HTML: el capítulo 9
+# pesaba 166 KB comprimido, y en un 4G lento el primer dibujo esperaba a que llegaran
+# sus tres figuras, aunque están más abajo y llevan loading="lazy". Cada una se
+# escribe como archivo en _images (su nombre es la huella de su contenido) y la
+# página la pide cuando el lector se acerca.
+_INLINE_PNG = re.compile(
+    r'(<img\b[^>]*?\ssrc=")data:image/png;base64,([A-Za-z0-9+/=]+)"'
+)
+INLINE_FIGURE_PREFIX = "figura-"
+
+
+def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
+    """Cada ``<img src="data:image/png;base64,…">`` de ``html`` (la página ``page``
+    de ``outdir``) pasa a ``_images/figura-<huella>.png``, con la ruta relativa."""
+    import base64
+
+    images = Path(outdir) / "_images"
+
+    def move(match):
+        png = base64.b64decode(match.group(2))
+        name = f"{INLINE_FIGURE_PREFIX}{hashlib.sha256(png).hexdigest()[:16]}.png"
+        target = images / name
+        if not target.exists():
+            images.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(png)
+        here = page.parent.relative_to(outdir).as_posix()
+        href = posixpath.relpath(f"_images/{name}", here)
+        return f'{match.group(1)}{href}"'
+
+    return _INLINE_PNG.sub(move, html)
 
 
 def _write_image_sizes(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    for page in Path(app.outdir).rglob("*.html"):
+    outdir = Path(app.outdir)
+    for page in outdir.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
-        rewritten = drop_script_preloads(html)
+        rewritten = lazy_launch_logos(drop_script_preloads(html))
+        if "data:image/png;base64," in rewritten:
+            rewritten = externalize_inline_figures(rewritten, page, outdir)
         if "_images/" in rewritten:
             rewritten = size_svg_images(rewritten, page)
         if rewritten != html:
