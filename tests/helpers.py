@@ -125,7 +125,8 @@ _REFRESH = re.compile(
 
 
 def open_page(page, url: str, timeout: float = 30_000):
-    """Abre ``url`` del sitio construido y espera a ``load``. Si la página solo
+    """Abre ``url`` del sitio construido y espera a ``load`` y a los scripts que la
+    página pide después del primer dibujo (``LATE_LOADED``). Si la página solo
     redirige (``<meta http-equiv="Refresh">``, como ``index.html``), espera también a
     que cargue la de destino: lo que se mida después es de esa."""
     page.goto(url, wait_until="load", timeout=timeout)
@@ -135,7 +136,22 @@ def open_page(page, url: str, timeout: float = 30_000):
         if match:
             target = match.group(1)
             page.wait_for_url(f"**/{target}", wait_until="load", timeout=timeout)
+    wait_for_late_scripts(page, timeout)
     return page
+
+
+#: book/_ext/tema_ligero.py: el menú, el buscador, copiar y el código en vivo llegan
+#: después del primer dibujo; al terminar, <html data-scripts-tardios="listos">.
+LATE_LOADED = (
+    "() => !document.querySelector('script:not([src])')"
+    " || ![...document.scripts].some(s => !s.src &&"
+    " s.textContent.includes('scripts después del primer dibujo'))"
+    " || document.documentElement.dataset.scriptsTardios === 'listos'"
+)
+
+
+def wait_for_late_scripts(page, timeout: float = 30_000) -> None:
+    page.wait_for_function(LATE_LOADED, timeout=timeout)
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -221,6 +237,12 @@ class PageRecorder:
             self.console_errors.append(msg.text)
 
     def _failed(self, request):
+        # Una imagen con loading="lazy" que aún llegaba cuando la pestaña pasó a otra
+        # página (o se alejó de la pantalla) la cancela el navegador: ERR_ABORTED no
+        # es un fallo del sitio. Una imagen que falta sí lo es, y llega como HTTP 404.
+        if (request.resource_type == "image" and request.failure
+                and "ERR_ABORTED" in request.failure):
+            return
         if is_local(request.url):
             self.failed.append(f"{request.url}: {request.failure}")
 

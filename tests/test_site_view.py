@@ -43,6 +43,7 @@ from tests.helpers import (
     html_pages,
     layout_shifts,
     open_page,
+    wait_for_late_scripts,
     wait_for_math,
 )
 from tests.test_figures_view import (
@@ -202,6 +203,7 @@ class PageView:
 
 
 def _wait_until_drawn(page) -> None:
+    wait_for_late_scripts(page, timeout=LOAD_TIMEOUT)
     wait_for_math(page, timeout=LOAD_TIMEOUT)
     # La foto debe mostrar los widgets, no sus cajas reservadas.
     draw_widgets(page, timeout=LOAD_TIMEOUT)
@@ -713,6 +715,40 @@ def test_solution_title_opens_the_solution(tab, site_url):
     except PlaywrightTimeout:
         pytest.fail("la solución no se abre")
     assert page.url == before
+    assert not rec.console_errors, rec.console_errors
+
+
+LATE_JS = """() => {
+  const paint = performance.getEntriesByName("first-contentful-paint")[0];
+  const late = performance.getEntriesByType("resource")
+    .filter((r) => /\\/(bootstrap|pydata-sphinx-theme|copybutton)\\.js/.test(r.name));
+  return {
+    paint: paint ? paint.startTime : null,
+    late: late.map((r) => [r.name.split("/").pop().split("?")[0], r.startTime]),
+    ready: document.documentElement.dataset.scriptsTardios || "",
+    bootstrap: typeof window.bootstrap,
+    copy: document.querySelectorAll("button.copybtn").length,
+    code: document.querySelectorAll("div.highlight pre").length,
+  };
+}"""
+
+
+def test_menu_search_and_copy_scripts_arrive_after_the_first_paint_and_work(
+    tab, site_url
+):
+    """Los scripts del menú, el buscador y «Copiar» se piden después del primer
+    dibujo (book/_ext/tema_ligero.py), y llegan: Bootstrap está y cada bloque de
+    código tiene su botón de copiar."""
+    rec, page = _open_chapter(tab, site_url, "telefono-claro")
+    seen = page.evaluate(LATE_JS)
+    assert seen["ready"] == "listos", seen
+    assert seen["paint"] is not None, seen
+    names = sorted(name for name, _ in seen["late"])
+    assert names == ["bootstrap.js", "copybutton.js", "pydata-sphinx-theme.js"], seen
+    early = [name for name, start in seen["late"] if start < seen["paint"]]
+    assert not early, f"pedidos antes del primer dibujo: {early} ({seen})"
+    assert seen["bootstrap"] == "object", seen
+    assert seen["code"] > 0 and seen["copy"] == seen["code"], seen
     assert not rec.console_errors, rec.console_errors
 
 

@@ -130,3 +130,44 @@ def test_launch_menu_logos_load_when_the_menu_opens():
     out = tema_ligero.lazy_launch_logos(html)
     assert out.count('loading="lazy"') == 2
     assert '<img alt="" src="../_static/otra.png">' in out
+
+
+# --- Los scripts que esperan al primer dibujo ---------------------------------------
+
+PAGE_SCRIPTS = """<html><head>
+<script src="../_static/doctools.js?v=1"></script>
+<script defer="defer" src="../_static/copybutton.js?v=2"></script>
+<script defer="defer" src="../_static/togglebutton.js?v=3"></script>
+<script async="async" src="../_static/sphinx-thebe.js?v=4"></script>
+</head><body><p>Texto</p>
+<script defer="defer" src="../_static/js/codigo-en-vivo.js?v=5"></script>
+<script defer src="../_static/scripts/bootstrap.js?digest=a&amp;b"></script>
+</body></html>"""
+
+
+def test_late_scripts_leave_the_page_and_load_in_order_after_the_first_paint():
+    import json
+
+    out = tema_ligero.load_after_first_paint(PAGE_SCRIPTS)
+    # Se quedan: los síncronos y los que cambian lo que se ve al cargar.
+    assert '<script src="../_static/doctools.js?v=1"></script>' in out
+    assert '<script defer="defer" src="../_static/togglebutton.js?v=3">' in out
+    for name in ("copybutton", "sphinx-thebe", "codigo-en-vivo", "bootstrap"):
+        assert f'src="../_static/{name}' not in out.split("tema_ligero.py")[0], name
+    loader = out[out.index("tema_ligero.py: scripts"):out.index("</body>")]
+    late = json.loads(re.search(r"\}\)\((\[.*\])\);", loader, re.S).group(1))
+    assert late == [
+        {"src": "../_static/copybutton.js?v=2"},
+        {"src": "../_static/sphinx-thebe.js?v=4"},
+        {"src": "../_static/js/codigo-en-vivo.js?v=5"},
+        {"src": "../_static/scripts/bootstrap.js?digest=a&b"},
+    ]
+    assert "requestAnimationFrame" in loader and "script.async = false" in loader
+    assert f'scriptsTardios = "{tema_ligero.LATE_READY}"' in loader
+    # Otra pasada (una construcción incremental) no cambia nada.
+    assert tema_ligero.load_after_first_paint(out) == out
+
+
+def test_a_page_without_late_scripts_is_left_alone():
+    html = '<body><script defer src="../_static/togglebutton.js"></script></body>'
+    assert tema_ligero.load_after_first_paint(html) == html

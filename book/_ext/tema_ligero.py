@@ -373,6 +373,102 @@ def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
     return _INLINE_PNG.sub(move, html)
 
 
+# Los scripts que solo sirven cuando el lector ya hace algo (copiar código, abrir un
+# menú o el buscador, el código en vivo, el resaltado de lo buscado) se piden después
+# del primer dibujo. Con «defer» se pedían a la vez que el HTML, las hojas y las
+# fuentes, y en un 4G lento les quitaban la conexión: en Lighthouse, el primer dibujo
+# completo (LCP) llegaba 150–300 ms más tarde. Se siguen ejecutando en el mismo orden,
+# justo después del primer dibujo; cuando ha llegado el último, <html> lleva
+# data-scripts-tardios="listos". Se quedan como estaban los que cambian lo que se ve
+# al cargar (togglebutton.js pliega las soluciones, interfaz-es.js traduce lo que
+# otros crean al cargar), los que solo escuchan DOMContentLoaded (design-tabs.js) y
+# los que otros usan al cargar (searchtools.js lee SPHINX_HIGHLIGHT_ENABLED, de
+# sphinx_highlight.js).
+LATE_SCRIPTS = (
+    "clipboard.min.js",
+    "copybutton.js",
+    "sphinx-thebe.js",
+    "codigo-en-vivo.js",
+    "bootstrap.js",
+    "pydata-sphinx-theme.js",
+)
+LATE_READY = "listos"
+_SCRIPT_TAG = re.compile(r"<script\b([^>]*)></script>\n?")
+_ATTRIBUTE = re.compile(r'([\w-]+)(?:="([^"]*)")?')
+_LATE_LOADER = """<script>/* tema_ligero.py: scripts después del primer dibujo */
+(function (scripts) {
+  var started = false;
+  function load() {
+    if (started) return;
+    started = true;
+    var left = scripts.length;
+    scripts.forEach(function (attributes) {
+      var script = document.createElement("script");
+      Object.keys(attributes).forEach(function (name) {
+        script.setAttribute(name, attributes[name]);
+      });
+      script.async = false;
+      script.onload = script.onerror = function () {
+        if (--left === 0) document.documentElement.dataset.scriptsTardios = "%s";
+      };
+      document.head.appendChild(script);
+    });
+  }
+  function afterFirstPaint() {
+    requestAnimationFrame(function () { setTimeout(load, 0); });
+    setTimeout(load, 1000);  // una pestaña oculta no dibuja
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", afterFirstPaint);
+  } else {
+    afterFirstPaint();
+  }
+})(%s);
+</script>
+"""
+
+
+_LATE_LIST = re.compile(r"scripts después del primer dibujo \*/.*?\}\)\((\[.*?\])\);",
+                        re.S)
+
+
+def late_script_sources(html: str) -> list[str]:
+    """Los ``src`` que el cargador de ``load_after_first_paint`` pide en ``html``."""
+    import json
+
+    match = _LATE_LIST.search(html)
+    return [s["src"] for s in json.loads(match.group(1))] if match else []
+
+
+def load_after_first_paint(html: str) -> str:
+    """Cambia los ``<script defer|async src>`` de ``LATE_SCRIPTS`` por un cargador
+    al final de ``<body>`` que los pide, en el mismo orden, tras el primer dibujo."""
+    import html as html_lib
+    import json
+
+    late = []
+
+    def take(match):
+        attributes = {name: value or "" for name, value in
+                      _ATTRIBUTE.findall(match.group(1))}
+        src = attributes.get("src", "")
+        base = src.split("?")[0].rsplit("/", 1)[-1]
+        if base not in LATE_SCRIPTS or not {"defer", "async"} & attributes.keys():
+            return match.group(0)
+        late.append({k: html_lib.unescape(v) for k, v in attributes.items()
+                     if k not in ("defer", "async")})
+        return ""
+
+    body_end = html.rfind("</body>")
+    if body_end < 0:
+        return html
+    rewritten = _SCRIPT_TAG.sub(take, html[:body_end])
+    if not late:
+        return html
+    loader = _LATE_LOADER % (LATE_READY, json.dumps(late, ensure_ascii=False))
+    return rewritten + loader + html[body_end:]
+
+
 def _write_image_sizes(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -380,6 +476,7 @@ def _write_image_sizes(app, exception) -> None:
     for page in outdir.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         rewritten = lazy_launch_logos(drop_script_preloads(html))
+        rewritten = load_after_first_paint(rewritten)
         if "data:image/png;base64," in rewritten:
             rewritten = externalize_inline_figures(rewritten, page, outdir)
         if "_images/" in rewritten:
