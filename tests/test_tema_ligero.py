@@ -171,3 +171,37 @@ def test_late_scripts_leave_the_page_and_load_in_order_after_the_first_paint():
 def test_a_page_without_late_scripts_is_left_alone():
     html = '<body><script defer src="../_static/togglebutton.js"></script></body>'
     assert tema_ligero.load_after_first_paint(html) == html
+
+
+# --- El código de los widgets, fuera del estado de la página ------------------------
+
+
+def test_widget_code_moves_to_one_file_per_class_and_the_state_names_it(tmp_path):
+    import json
+
+    esm = "export default { render() {} }; // </script> dentro del código"
+    state = {"version_major": 2, "state": {
+        m: {"model_name": "AnyModel", "state": {
+            "_esm": esm, "_css": ".rn{color:red}", "questions": "[1, 2]",
+            "texto": "</b> escapado"}}
+        for m in ("a", "b")
+    }}
+    raw = json.dumps(state).replace("</", "<\\/")
+    html = (f'<p>x</p><script type="{tema_ligero.WIDGET_STATE}">{raw}</script>'
+            '<script type="application/vnd.jupyter.widget-view+json">{}</script>')
+    page = tmp_path / "notebooks" / "05.html"
+    page.parent.mkdir()
+    out = tema_ligero.externalize_widget_code(html, page, tmp_path)
+    text = re.search(r'widget-state\+json">(.*?)</script>', out, re.S).group(1)
+    assert "</" not in text  # el estado no cierra su propio <script>
+    models = json.loads(text)["state"]
+    for model in models.values():
+        values = model["state"]
+        assert values["_esm"].startswith("rn-archivo:../_static/widgets/")
+        assert values["_esm"].endswith(".js") and values["_css"].endswith(".css")
+        assert values["questions"] == "[1, 2]" and values["texto"] == "</b> escapado"
+        path = page.parent / values["_esm"].removeprefix("rn-archivo:")
+        assert path.read_text("utf-8") == esm
+    assert models["a"]["state"] == models["b"]["state"]  # un archivo por clase
+    assert len(list((tmp_path / "_static" / "widgets").iterdir())) == 2
+    assert tema_ligero.externalize_widget_code(out, page, tmp_path) == out

@@ -64,6 +64,25 @@
   var modules = {}; // el mismo _esm (una clase de widget) se importa una vez
   var styles = {};
 
+  // En el sitio, el código de cada clase de widget va en su propio archivo
+  // (book/_ext/tema_ligero.py): el estado lo nombra «rn-archivo:<ruta relativa>».
+  // Se descarga una vez, cuando se dibuja el primer widget que lo usa.
+  var FILE = "rn-archivo:";
+  var files = {};
+  function isFile(value) {
+    return typeof value === "string" && value.indexOf(FILE) === 0;
+  }
+  function fileText(value) {
+    if (!files[value]) {
+      var url = value.slice(FILE.length);
+      files[value] = fetch(url).then(function (response) {
+        if (!response.ok) throw new Error(url + ": HTTP " + response.status);
+        return response.text();
+      });
+    }
+    return files[value];
+  }
+
   // Los módulos del curso (resnorm.widgets.bundle) no importan nada y solo exportan
   // «export default { render };»: se evalúan en el acto, sin esperar a import(), que
   // resolvería en otra tarea, con la caja ya en pantalla. Cualquier otro módulo, con
@@ -80,6 +99,14 @@
   }
 
   function loadModule(esm) {
+    if (isFile(esm)) {
+      if (!modules[esm]) {
+        modules[esm] = fileText(esm).then(function (code) {
+          return loadModule(code);
+        });
+      }
+      return modules[esm];
+    }
     if (!modules[esm]) {
       var now = evaluateNow(esm);
       if (now) {
@@ -108,6 +135,9 @@
   }
 
   function addStyle(css) {
+    if (isFile(css)) {
+      return fileText(css).then(addStyle);
+    }
     if (!css || styles[css]) return;
     styles[css] = true;
     var style = document.createElement("style");
@@ -134,11 +164,18 @@
   }
 
   function render(area, model) {
-    addStyle(model.get("_css"));
+    var css = addStyle(model.get("_css"));
     var el = document.createElement("div");
     el.className = "rn-anywidget";
     area.appendChild(el);
-    return loadModule(model.get("_esm")).then(function (widget) {
+    var esm = loadModule(model.get("_esm"));
+    // Con su hoja ya puesta: el widget no se ve un momento sin estilo.
+    if (css && typeof css.then === "function") {
+      esm = Promise.all([css, esm]).then(function (both) {
+        return both[1];
+      });
+    }
+    return esm.then(function (widget) {
       if (!model.initialized && typeof widget.initialize === "function") {
         widget.initialize({ model: model });
       }

@@ -469,6 +469,58 @@ def load_after_first_paint(html: str) -> str:
     return rewritten + loader + html[body_end:]
 
 
+# El estado de los widgets que myst-nb guarda en cada página lleva el código de cada
+# widget (``_esm``, su módulo JavaScript, y ``_css``), repetido en cada widget de la
+# misma clase: en el capítulo 5, 33 de sus 52 KB comprimidos. En un 4G lento, el
+# primer dibujo esperaba a que llegara todo el HTML. Cada código pasa a un archivo de
+# _static/widgets (su nombre es la huella de su contenido: uno para todas las páginas
+# que lo usan, y el navegador lo guarda) y el estado lo nombra con «rn-archivo:» y su
+# ruta relativa; _assets/js/widgets-estaticos.js lo descarga al dibujar el widget.
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_FILE = "rn-archivo:"
+_WIDGET_STATE = re.compile(
+    rf'(<script type="{re.escape(WIDGET_STATE)}">)(.*?)(</script>)', re.S
+)
+_CODE_FIELDS = {"_esm": ".js", "_css": ".css"}
+
+
+def externalize_widget_code(html: str, page: Path, outdir: Path) -> str:
+    """El ``_esm`` y el ``_css`` de cada widget del estado de ``html`` (la página
+    ``page`` de ``outdir``), en ``_static/widgets/<huella>.js|.css``."""
+    import json
+
+    folder = Path(outdir) / "_static" / "widgets"
+    here = page.parent.relative_to(outdir).as_posix()
+
+    def move(match):
+        try:
+            state = json.loads(match.group(2))
+        except ValueError:
+            return match.group(0)
+        changed = False
+        for model in (state.get("state") or {}).values():
+            values = model.get("state") or {}
+            for field, suffix in _CODE_FIELDS.items():
+                code = values.get(field)
+                if not code or not isinstance(code, str) or code.startswith(
+                        WIDGET_FILE):
+                    continue
+                data = code.encode("utf-8")
+                name = f"{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+                if not (folder / name).exists():
+                    folder.mkdir(parents=True, exist_ok=True)
+                    (folder / name).write_bytes(data)
+                values[field] = WIDGET_FILE + posixpath.relpath(
+                    f"_static/widgets/{name}", here)
+                changed = True
+        if not changed:
+            return match.group(0)
+        text = json.dumps(state, ensure_ascii=False).replace("</", "<\\/")
+        return match.group(1) + text + match.group(3)
+
+    return _WIDGET_STATE.sub(move, html)
+
+
 def _write_image_sizes(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -479,6 +531,8 @@ def _write_image_sizes(app, exception) -> None:
         rewritten = load_after_first_paint(rewritten)
         if "data:image/png;base64," in rewritten:
             rewritten = externalize_inline_figures(rewritten, page, outdir)
+        if WIDGET_STATE in rewritten:
+            rewritten = externalize_widget_code(rewritten, page, outdir)
         if "_images/" in rewritten:
             rewritten = size_svg_images(rewritten, page)
         if rewritten != html:
