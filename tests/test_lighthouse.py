@@ -5,8 +5,7 @@ La portada, el capítulo 4 (LayerNorm, muchas fórmulas y widgets) y el capítul
 objetivo de 95 que comprueba ``make bench`` en todas las páginas: la simulación de
 Lighthouse escala con la velocidad de esta máquina compartida y una cifra se mueve ±10
 entre ejecuciones (por eso una página por debajo se mide una segunda vez y cuenta la
-mejor; las páginas que aún no llegan, ``OPEN_PAGES``, no se repiten). Accesibilidad,
-buenas prácticas y SEO, a 100.
+mejor). Accesibilidad, buenas prácticas y SEO, a 100.
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ PAGES = [
     "notebooks/08_perro_paso_a_paso.html",
 ]
 MIN_PERFORMANCE = 90
-#: Por debajo de 90 aún (issue 18, ``_OPEN`` abajo).
-OPEN_PAGES = set(PAGES[1:])
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +29,7 @@ def scores(built_site):
     if not lighthouse.CLI.exists():
         pytest.fail(f"Falta {lighthouse.CLI}: ejecuta «make vendor» (npm ci).")
     rows = lighthouse.bench_lighthouse(built_site, PAGES, log=lambda m: None)
-    # Solo se repite lo que debe pasar (una página abierta, ``_OPEN``, se informa).
-    slow = [r["page"] for r in rows if r.get("performance", 0) < MIN_PERFORMANCE
-            and r["page"] not in OPEN_PAGES]
+    slow = [r["page"] for r in rows if r.get("performance", 0) < MIN_PERFORMANCE]
     again = lighthouse.bench_lighthouse(built_site, slow, log=lambda m: None)
     best = {r["page"]: r for r in rows}
     for r in again:
@@ -48,22 +43,7 @@ def _failing(row) -> str:
                      for f in row.get("failing", []))
 
 
-# Defecto abierto (issue 18): con los ejercicios y pistas nuevos, los capítulos 4 y 8
-# quedaron en 83–96 en esta máquina (en el 4, TBT ≈ 160–500 ms según la carga).
-# pydata-sphinx-theme.js ya no obliga a componer la página antes del primer dibujo
-# (book/_ext/tema_ligero.py); lo que queda es el primer cálculo de estilos y diseño de
-# ≈ 5600 elementos, todos a la vez. La prueba sigue midiendo y se informa; la portada
-# sigue siendo obligatoria.
-_OPEN = pytest.mark.xfail(
-    strict=False,
-    reason="Abierto (issue 18): capítulos 4 y 8 entre 83 y 96 según la carga de la "
-    "máquina (una ejecución); falta reducir el cálculo de estilos y diseño.",
-)
-
-
-@pytest.mark.parametrize("page", [
-    pytest.param(page, marks=_OPEN) if page in OPEN_PAGES else page for page in PAGES
-])
+@pytest.mark.parametrize("page", PAGES)
 def test_page_is_fast_on_a_phone(scores, page):
     row = scores[page]
     assert "error" not in row, row.get("error")
