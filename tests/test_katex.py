@@ -238,3 +238,73 @@ def test_formulas_are_visible_where_they_are_written(page_factory, site_url):
         "e => getComputedStyle(e).visibility !== 'visible').length]; }"
     )
     assert counts[0] > 10 and counts[1] == 0, counts
+
+
+# --- Las fuentes de KaTeX, recortadas a lo que dibujan las fórmulas ------------------
+
+
+def _math_katex():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import math_katex
+
+    return math_katex
+
+
+def _cmap(path_or_bytes) -> set[int]:
+    from io import BytesIO
+
+    from fontTools.ttLib import TTFont
+
+    data = path_or_bytes
+    if not isinstance(data, bytes):
+        data = data.read_bytes()
+    return set(TTFont(BytesIO(data)).getBestCmap())
+
+
+def test_formula_characters_reads_only_the_drawn_formulas(tmp_path):
+    mk = _math_katex()
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<p>Texto ≠ fórmula</p><span class="katex"><span class="katex-mathml">'
+        "<math><mi>ζ</mi></math></span>"
+        '<span class="katex-html" aria-hidden="true"><span class="base">'
+        '<span class="mord mathnormal">x</span><br><span class="mrel">≤</span>'
+        "</span></span></span><p>después ∞</p>",
+        encoding="utf-8",
+    )
+    chars = mk.formula_characters([page])
+    assert {"x", "≤"} <= chars and set(mk.ALWAYS_KEPT) <= chars
+    assert not {"≠", "ζ", "∞", "T"} & chars  # texto, MathML oculto, después
+
+
+def test_subset_font_keeps_the_asked_glyphs_and_drops_the_rest():
+    mk = _math_katex()
+    source = ROOT / "node_modules/katex/dist/fonts/KaTeX_Main-Regular.woff2"
+    if not source.exists():
+        pytest.skip("sin node_modules (make vendor)")
+    data = source.read_bytes()
+    small = mk.subset_font(data, set("x+1 ±"))
+    kept = _cmap(small)
+    assert {ord(c) for c in "x+1 ±"} <= kept
+    assert ord("z") not in kept and ord("z") in _cmap(data)
+    assert len(small) < len(data) / 3
+
+
+@pytest.mark.build
+def test_built_fonts_still_draw_every_character_of_every_formula(built_site):
+    """Cada carácter de las fórmulas del sitio que una fuente de KaTeX tenía sigue en
+    la fuente recortada que sirve el sitio, y el recorte es de verdad más pequeño."""
+    mk = _math_katex()
+    chars = {ord(c) for c in mk.formula_characters(built_site.rglob("*.html"))}
+    original = ROOT / "node_modules" / "katex" / "dist" / "fonts"
+    fonts = sorted((KATEX_DIR / "fonts").glob("*.woff2"))
+    assert fonts
+    smaller = 0
+    for font in fonts:
+        before = _cmap(original / font.name)
+        missing = (chars & before) - _cmap(font)
+        assert not missing, f"{font.name}: faltan {''.join(map(chr, sorted(missing)))}"
+        smaller += font.stat().st_size < (original / font.name).stat().st_size
+    assert smaller == len(fonts)

@@ -23,6 +23,7 @@ Esta extensión:
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +191,116 @@ def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None
     context["css_files"] = out
 
 
+# Las fuentes de KaTeX traen cada una cientos de letras y símbolos; las fórmulas del
+# curso usan unas pocas decenas. En un 4G lento, las que pide la primera pantalla
+# (Main y Math-Italic, y en algunas páginas AMS, de 27,6 KB, o las de los tamaños de
+# paréntesis y raíces) retrasaban el primer dibujo completo. Al terminar, cada fuente
+# de _static se recorta a los caracteres que aparecen en el HTML de alguna fórmula
+# del sitio (todas se dibujan al construir: en el navegador no aparece ninguna nueva),
+# más las cifras y los paréntesis de los números de ecuación (``counter`` del CSS).
+# Cada recorte se guarda en _build/.fuentes-katex por la huella de la fuente y de los
+# caracteres: una reconstrucción sin fórmulas nuevas no vuelve a recortar.
+FONTS_DIR = "vendor/katex/fonts"
+ALWAYS_KEPT = " \u00a00123456789()"
+SUBSET_CACHE = Path("_build") / ".fuentes-katex"
+
+
+class _KatexText(HTMLParser):
+    """Los caracteres del texto dentro de cada ``span.katex-html`` de una página."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth = 0
+        self.chars: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth:
+            self.depth += tag not in _VOID
+        elif "katex-html" in (dict(attrs).get("class") or "").split():
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth and tag not in _VOID:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.chars.update(data)
+
+
+_VOID = {"br", "img", "hr", "wbr", "input", "meta", "link", "col", "area"}
+
+
+def formula_characters(pages) -> set[str]:
+    """La unión de los caracteres que dibujan las fórmulas de ``pages`` (rutas de
+    HTML), más ``ALWAYS_KEPT``."""
+    chars = set(ALWAYS_KEPT)
+    for page in pages:
+        html = Path(page).read_text(encoding="utf-8")
+        if "katex-html" not in html:
+            continue
+        parser = _KatexText()
+        parser.feed(html)
+        chars |= parser.chars
+    return chars
+
+
+def subset_font(data: bytes, chars: set[str]) -> bytes:
+    """La fuente WOFF2 ``data`` con solo las letras de ``chars`` que tenga."""
+    from io import BytesIO
+
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(BytesIO(data))
+    options = subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    subsetter = subset.Subsetter(options=options)
+    subsetter.populate(unicodes=sorted(ord(c) for c in chars))
+    subsetter.subset(font)
+    out = BytesIO()
+    font.flavor = "woff2"
+    font.save(out)
+    return out.getvalue()
+
+
+def _subset_fonts(app, exception) -> None:
+    import hashlib
+
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    fonts = sorted((outdir / "_static" / FONTS_DIR).glob("*.woff2"))
+    if not fonts:
+        return
+    chars = formula_characters(outdir.rglob("*.html"))
+    key = hashlib.sha256("".join(sorted(chars)).encode("utf-8")).hexdigest()
+    cache = Path(app.srcdir) / SUBSET_CACHE
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def entry(data: bytes) -> Path:
+        return cache / f"{hashlib.sha256(data).hexdigest()[:16]}-{key[:16]}.woff2"
+
+    for font in fonts:
+        data = font.read_bytes()
+        cached = entry(data)
+        if not cached.exists():
+            small = subset_font(data, chars)
+            cached.write_bytes(small)
+            # Un recorte ya recortado (una construcción incremental que no vuelve a
+            # copiar _static) se reconoce sin recortar otra vez.
+            entry(small).write_bytes(small)
+        small = cached.read_bytes()
+        if small != data:
+            font.write_bytes(small)
+
+
 def setup(app) -> dict[str, Any]:
     app.setup_extension("sphinxcontrib.katex")
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _katex_only_with_math, priority=880)
+    app.connect("build-finished", _subset_fonts, priority=930)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
