@@ -678,6 +678,15 @@ def test_every_page_has_a_spanish_meta_description(rel):
     assert not re.search(r"[\\$]|\{|\}", text), f"{rel}: {text}"
 
 
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_page_names_an_icon_that_exists(rel):
+    """Con su icono declarado, el navegador no pide /favicon.ico (un 404 en la
+    consola; en la redirección de index.html, Lighthouse lo veía a veces)."""
+    icons = _soup(rel).select('link[rel="icon"]')
+    assert len(icons) == 1, f"{rel}: {len(icons)} iconos"
+    assert (BUILD_HTML / rel).parent.joinpath(icons[0]["href"]).resolve().is_file()
+
+
 def test_execution_statistics_are_built_but_not_in_the_learner_navigation():
     assert (BUILD_HTML / "book" / "estadisticas.html").is_file()
     for rel in (CHAPTER, "book/intro.html", "book/glosario.html"):

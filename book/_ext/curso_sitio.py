@@ -630,7 +630,7 @@ _REDIRECT = """<!DOCTYPE html>
 <title>{title}</title>
 <meta name="description" content="{description}" />
 <meta http-equiv="Refresh" content="0; url={target}" />
-<link rel="canonical" href="{target}" />
+<link rel="canonical" href="{target}" />{icon}
 </head>
 <body><p><a href="{target}">{title}</a></p></body>
 </html>
@@ -652,7 +652,14 @@ def _write_root_redirect(app, exception) -> None:
     except Exception:  # noqa: BLE001 - sin portada legible, el título basta
         description = ""
     description = description or str(app.config.html_title)
+    # Sin su icono, el navegador pide /favicon.ico (un 404 en la consola) si la
+    # redirección tarda un instante en saltar.
+    favicon = str(app.config.html_favicon or "")
+    icon = ""
+    if favicon and "://" not in favicon:
+        icon = f'\n<link rel="icon" href="_static/{escape(Path(favicon).name)}" />'
     text = _REDIRECT.format(
+        icon=icon,
         lang=app.config.language or "es",
         title=escape(str(app.config.html_title)),
         description=escape(description, quote=True),
