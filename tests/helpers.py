@@ -237,11 +237,11 @@ class PageRecorder:
             self.console_errors.append(msg.text)
 
     def _failed(self, request):
-        # Una imagen con loading="lazy" que aún llegaba cuando la pestaña pasó a otra
-        # página (o se alejó de la pantalla) la cancela el navegador: ERR_ABORTED no
-        # es un fallo del sitio. Una imagen que falta sí lo es, y llega como HTTP 404.
-        if (request.resource_type == "image" and request.failure
-                and "ERR_ABORTED" in request.failure):
+        # Lo que aún llegaba cuando la pestaña pasó a otra página lo cancela el
+        # navegador (ERR_ABORTED): una imagen con loading="lazy", o el icono de
+        # index.html, que redirige a la portada en el acto. No es un fallo del sitio;
+        # un archivo que falta sí lo es, y llega como respuesta HTTP 404.
+        if request.failure and "ERR_ABORTED" in request.failure:
             return
         if is_local(request.url):
             self.failed.append(f"{request.url}: {request.failure}")
