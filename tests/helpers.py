@@ -143,10 +143,9 @@ def open_page(page, url: str, timeout: float = 30_000):
 #: book/_ext/tema_ligero.py: el menú, el buscador, copiar y el código en vivo llegan
 #: después del primer dibujo; al terminar, <html data-scripts-tardios="listos">.
 LATE_LOADED = (
-    "() => !document.querySelector('script:not([src])')"
+    "() => document.documentElement.dataset.scriptsTardios === 'listos'"
     " || ![...document.scripts].some(s => !s.src &&"
     " s.textContent.includes('scripts después del primer dibujo'))"
-    " || document.documentElement.dataset.scriptsTardios === 'listos'"
 )
 
 

@@ -205,6 +205,9 @@ ALWAYS_KEPT = " \u00a00123456789()"
 SUBSET_CACHE = Path("_build") / ".fuentes-katex"
 
 
+_VOID = {"br", "img", "hr", "wbr", "input", "meta", "link", "col", "area"}
+
+
 class _KatexText(HTMLParser):
     """Los caracteres del texto dentro de cada ``span.katex-html`` de una página."""
 
@@ -226,9 +229,6 @@ class _KatexText(HTMLParser):
     def handle_data(self, data):
         if self.depth:
             self.chars.update(data)
-
-
-_VOID = {"br", "img", "hr", "wbr", "input", "meta", "link", "col", "area"}
 
 
 def formula_characters(pages) -> set[str]:

@@ -352,22 +352,28 @@ _INLINE_PNG = re.compile(
 INLINE_FIGURE_PREFIX = "figura-"
 
 
+def write_by_hash(data: bytes, folder: str, suffix: str, page: Path, outdir: Path,
+                  prefix: str = "") -> str:
+    """Escribe ``data`` en ``outdir/folder/<prefix><huella><suffix>`` (si no estaba)
+    y devuelve su ruta relativa a la página ``page``."""
+    name = f"{prefix}{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    target = Path(outdir) / folder / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    here = page.parent.relative_to(outdir).as_posix()
+    return posixpath.relpath(f"{folder}/{name}", here)
+
+
 def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
     """Cada ``<img src="data:image/png;base64,…">`` de ``html`` (la página ``page``
     de ``outdir``) pasa a ``_images/figura-<huella>.png``, con la ruta relativa."""
     import base64
 
-    images = Path(outdir) / "_images"
-
     def move(match):
         png = base64.b64decode(match.group(2))
-        name = f"{INLINE_FIGURE_PREFIX}{hashlib.sha256(png).hexdigest()[:16]}.png"
-        target = images / name
-        if not target.exists():
-            images.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(png)
-        here = page.parent.relative_to(outdir).as_posix()
-        href = posixpath.relpath(f"_images/{name}", here)
+        href = write_by_hash(png, "_images", ".png", page, outdir,
+                             prefix=INLINE_FIGURE_PREFIX)
         return f'{match.group(1)}{href}"'
 
     return _INLINE_PNG.sub(move, html)
@@ -489,9 +495,6 @@ def externalize_widget_code(html: str, page: Path, outdir: Path) -> str:
     ``page`` de ``outdir``), en ``_static/widgets/<huella>.js|.css``."""
     import json
 
-    folder = Path(outdir) / "_static" / "widgets"
-    here = page.parent.relative_to(outdir).as_posix()
-
     def move(match):
         try:
             state = json.loads(match.group(2))
@@ -505,13 +508,8 @@ def externalize_widget_code(html: str, page: Path, outdir: Path) -> str:
                 if not code or not isinstance(code, str) or code.startswith(
                         WIDGET_FILE):
                     continue
-                data = code.encode("utf-8")
-                name = f"{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
-                if not (folder / name).exists():
-                    folder.mkdir(parents=True, exist_ok=True)
-                    (folder / name).write_bytes(data)
-                values[field] = WIDGET_FILE + posixpath.relpath(
-                    f"_static/widgets/{name}", here)
+                values[field] = WIDGET_FILE + write_by_hash(
+                    code.encode("utf-8"), "_static/widgets", suffix, page, outdir)
                 changed = True
         if not changed:
             return match.group(0)
