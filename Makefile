@@ -115,7 +115,8 @@ ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Los capítulos que más tardan en ejecutarse, primero (de más a menos, medido con
 # «make bench»): con dos núcleos, el último que empieza no debe ser el más largo.
-# tools/ejecutar_notebooks.py reparte un notebook cada vez entre los núcleos.
+# tools/ejecutar_notebooks.py reparte un notebook cada vez entre los núcleos, y cada
+# notebook se ejecuta en un núcleo precargado (tools/nucleo_precargado.py).
 SLOW_FIRST := 10 09 01 11 06 07 12
 NOTEBOOKS_BY_COST := $(foreach n,$(SLOW_FIRST),$(filter notebooks/$(n)_%,$(NOTEBOOKS))) \
   $(filter-out $(foreach n,$(SLOW_FIRST),notebooks/$(n)_%),$(NOTEBOOKS))
