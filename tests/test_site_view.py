@@ -761,6 +761,37 @@ def test_menu_search_and_copy_scripts_arrive_after_the_first_paint_and_work(
     assert not rec.console_errors, rec.console_errors
 
 
+@pytest.mark.parametrize("system, chosen, drawn", [
+    ("dark", None, "dark"), ("light", None, "light"),
+    ("dark", "light", "light"), ("light", "dark", "dark"),
+], ids=["sistema-oscuro", "sistema-claro", "eligio-claro", "eligio-oscuro"])
+def test_the_page_is_drawn_in_the_readers_theme_before_the_theme_script(
+    system, chosen, drawn, browser, site_url
+):
+    """El tema (data-theme) con que se dibuja la página sale de <head>, antes de que
+    llegue pydata-sphinx-theme.js (un script tardío): el que eligió el lector o, si no
+    eligió, el de su sistema. Sin eso, en un sistema oscuro la página se dibujaba en
+    claro y cambiaba después."""
+    context = browser.new_context(color_scheme=system)
+    try:
+        if chosen:
+            context.add_init_script(f"localStorage.setItem('mode', '{chosen}')")
+        # Sin el script del tema: lo que se ve es lo que pone <head>.
+        context.route("**/pydata-sphinx-theme.js*", lambda route: route.abort())
+        page = context.new_page()
+        page.goto(f"{site_url}/book/intro.html", wait_until="load",
+                  timeout=LOAD_TIMEOUT)
+        seen = page.evaluate("""() => {
+          const rgb = getComputedStyle(document.body).backgroundColor
+            .match(/\\d+/g).slice(0, 3).map(Number);
+          return {theme: document.documentElement.dataset.theme,
+                  light: rgb.reduce((a, b) => a + b, 0) / 3 > 128};
+        }""")
+        assert seen == {"theme": drawn, "light": drawn == "light"}, seen
+    finally:
+        context.close()
+
+
 SEARCH_FIELD_JS = """(sel) => [...document.querySelectorAll(sel)]
   .filter((i) => i.checkVisibility())
   .map((input) => {

@@ -176,6 +176,31 @@ def test_a_page_without_late_scripts_is_left_alone():
 # --- El código de los widgets, fuera del estado de la página ------------------------
 
 
+THEME_HEAD = """<script data-cfasync="false">
+    document.documentElement.dataset.mode = localStorage.getItem("mode") || "auto";
+    document.documentElement.dataset.theme = localStorage.getItem("theme") || "auto";
+  </script>"""
+
+
+def test_the_theme_is_resolved_in_head_from_the_mode_as_the_theme_script_does():
+    out = tema_ligero.resolve_theme_before_paint(THEME_HEAD)
+    assert 'localStorage.getItem("theme")' not in out
+    assert 'dataset.mode = localStorage.getItem("mode") || "auto";' in out
+    assert '(prefers-color-scheme: dark)' in out
+    assert 'if (mode === "light" || mode === "dark") return mode;' in out
+    # Otra pasada (una construcción incremental) no cambia nada.
+    assert tema_ligero.resolve_theme_before_paint(out) == out
+
+
+def test_every_built_page_resolves_its_theme_before_the_first_paint(built_site):
+    pages = [p for p in built_site.rglob("*.html") if "dataset.mode" in p.read_text()]
+    assert len(pages) > 10
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert 'localStorage.getItem("theme")' not in text, page
+        assert "tema_ligero.py: como setTheme" in text, page
+
+
 def test_widget_code_moves_to_one_file_per_class_and_the_state_names_it(tmp_path):
     import json
 

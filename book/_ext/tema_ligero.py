@@ -475,6 +475,34 @@ def load_after_first_paint(html: str) -> str:
     return rewritten + loader + html[body_end:]
 
 
+# El tema pone en <head>, antes de dibujar, data-mode (claro, oscuro o «auto», lo
+# que eligió el lector o el valor por defecto) y data-theme, el tema con que se
+# dibuja. Para un lector que nunca eligió, data-theme quedaba en «auto», que ninguna
+# regla de la hoja conoce: la página se dibujaba en claro aunque el sistema pidiera
+# oscuro, hasta que pydata-sphinx-theme.js (uno de los scripts tardíos) ponía «light»
+# o «dark». Ese cambio invalidaba el estilo de todos los elementos: en un teléfono,
+# una tarea de 100–600 ms justo cuando la página ya se podía leer (Lighthouse la
+# contaba en el tiempo de bloqueo), y en oscuro, un destello claro. Ahora data-theme
+# se resuelve ahí mismo como lo resuelve luego el tema (setTheme): el modo, si es
+# claro u oscuro; si no, el del sistema. El tema vuelve a escribir el mismo valor.
+_THEME_GUESS = re.compile(
+    r'document\.documentElement\.dataset\.theme = localStorage\.getItem\("theme"\)'
+    r' \|\| "[a-z]*";'
+)
+_THEME_RESOLVED = """document.documentElement.dataset.theme = (function (mode) {
+      /* tema_ligero.py: como setTheme de pydata-sphinx-theme, antes de dibujar */
+      if (mode === "light" || mode === "dark") return mode;
+      var dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
+      return dark ? "dark" : "light";
+    })(document.documentElement.dataset.mode);"""
+
+
+def resolve_theme_before_paint(html: str) -> str:
+    """El ``data-theme`` de ``<html>`` resuelto a claro u oscuro antes del primer
+    dibujo (ver arriba); el resto de ``html``, igual."""
+    return _THEME_GUESS.sub(lambda _: _THEME_RESOLVED, html, count=1)
+
+
 # El estado de los widgets que myst-nb guarda en cada página lleva el código de cada
 # widget (``_esm``, su módulo JavaScript, y ``_css``), repetido en cada widget de la
 # misma clase: en el capítulo 5, 33 de sus 52 KB comprimidos. En un 4G lento, el
@@ -526,6 +554,7 @@ def _write_image_sizes(app, exception) -> None:
     for page in outdir.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         rewritten = lazy_launch_logos(drop_script_preloads(html))
+        rewritten = resolve_theme_before_paint(rewritten)
         rewritten = load_after_first_paint(rewritten)
         if "data:image/png;base64," in rewritten:
             rewritten = externalize_inline_figures(rewritten, page, outdir)
