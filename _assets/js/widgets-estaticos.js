@@ -315,17 +315,24 @@
     // Cargado sin «defer», en <head>, justo después del estado: cada caja se reserva
     // mientras se lee la página (un MutationObserver corre antes de pintar), así que
     // el texto de debajo nunca salta. Al terminar, se reserva lo que faltara.
+    //
+    // El analizador inserta los elementos uno a uno: cada <script> de vista llega como
+    // nodo añadido, y su texto, como nodo añadido a ese <script> (si aún no estaba
+    // entero, se monta entonces). No hace falta buscar dentro de cada nodo añadido:
+    // eso recorría la página entera varias veces mientras se leía (en un capítulo
+    // largo, 4 tareas de 50–70 ms en un teléfono, justo después del primer dibujo).
+    var isView = function (node) {
+      return node.nodeName === "SCRIPT" && node.type === VIEW;
+    };
     var observer = new MutationObserver(function (records) {
-      records.forEach(function (record) {
-        record.addedNodes.forEach(function (node) {
-          if (node.nodeType !== 1) return;
-          if (node.matches && node.matches('script[type="' + VIEW + '"]')) {
-            mountOnce(node);
-          } else if (node.querySelectorAll) {
-            node.querySelectorAll('script[type="' + VIEW + '"]').forEach(mountOnce);
-          }
-        });
-      });
+      for (var i = 0; i < records.length; i++) {
+        var record = records[i];
+        if (isView(record.target)) mountOnce(record.target);
+        var added = record.addedNodes;
+        for (var j = 0; j < added.length; j++) {
+          if (isView(added[j])) mountOnce(added[j]);
+        }
+      }
     });
     observer.observe(document.documentElement, { childList: true, subtree: true });
     document.addEventListener("DOMContentLoaded", function () {
