@@ -130,3 +130,20 @@ def test_a_kernel_dies_with_its_launcher(kernels):
         assert not os.path.exists(f"/proc/{pid}"), "el núcleo sobrevivió a su lanzador"
     finally:
         kc.stop_channels()
+
+
+def test_a_launcher_without_standard_input_hands_over_dev_null():
+    """Sin entrada estándar (un proceso lanzado sin ella), el núcleo recibe /dev/null
+    en su lugar: el lanzador no falla al pasar sus descriptores."""
+    import subprocess
+
+    code = (
+        f"import os, sys; sys.path.insert(0, {str(ROOT / 'tools')!r})\n"
+        "from nucleo_precargado import _standard_streams\n"
+        "print(os.readlink(f'/proc/self/fd/{_standard_streams()[0]}'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], preexec_fn=lambda: os.close(0),
+        capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.strip() == os.devnull

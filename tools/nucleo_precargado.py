@@ -148,13 +148,25 @@ def serve(path: str) -> None:
         conn.close()
 
 
+def _standard_streams() -> list[int]:
+    """Los descriptores 0, 1 y 2 del lanzador; los cerrados, cambiados por /dev/null."""
+    fds = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            fd = os.open(os.devnull, os.O_RDWR)
+        fds.append(fd)
+    return fds
+
+
 def launch(path: str, argv: list[str]) -> int:
     """El lanzador: pide un núcleo al servidor y vive lo que viva ese núcleo."""
     env = dict(os.environ)
     request = {"argv": argv, "cwd": os.getcwd(), "env": env}
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(path)
-    socket.send_fds(conn, [json.dumps(request).encode()], [0, 1, 2])
+    socket.send_fds(conn, [json.dumps(request).encode()], _standard_streams())
     reply = b""
     while not reply.endswith(b"\n"):
         chunk = conn.recv(64)
