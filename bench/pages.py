@@ -28,11 +28,26 @@ def site_pages(html_dir: Path) -> list[str]:
     return [n for n in dict.fromkeys(names) if (Path(html_dir) / n).exists()]
 
 
+def orphan_pages() -> list[str]:
+    """Las páginas que el libro publica fuera de su índice a propósito: las de
+    ``book/`` con ``orphan: true`` en su cabecera (p. ej. las estadísticas de
+    ejecución, para quien mantiene el curso)."""
+    from tests.helpers import ROOT
+
+    out = []
+    for source in sorted((ROOT / "book").glob("*.md")):
+        head = source.read_text(encoding="utf-8").split("\n---", 1)[0]
+        if head.startswith("---") and re.search(r"^orphan:\s*true\s*$", head, re.M):
+            out.append(source.relative_to(ROOT).with_suffix(".html").as_posix())
+    return out
+
+
 def stray_pages(html_dir: Path) -> list[str]:
-    """Páginas del sitio que no son del libro (p. ej. de una carpeta sin excluir)."""
+    """Páginas del sitio que no son del libro ni publicadas a propósito fuera de su
+    índice (p. ej. de una carpeta sin excluir)."""
     from tests.helpers import html_pages
 
-    book = set(site_pages(html_dir))
+    book = set(site_pages(html_dir)) | set(orphan_pages())
     return [p for p in html_pages(Path(html_dir)) if p not in book]
 
 

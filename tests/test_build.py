@@ -197,3 +197,19 @@ def test_make_lets_python_keep_the_bytecode_of_what_it_imports():
     out = _make("-s", "--eval", probe, "probe", env={"PYTHONDONTWRITEBYTECODE": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_bench_counts_as_stray_only_pages_outside_the_book(built_site, tmp_path):
+    """«make bench» señala las páginas publicadas que no son del libro (una carpeta sin
+    excluir); las de ``book/`` con ``orphan: true`` están fuera del índice a
+    propósito y no cuentan."""
+    from bench import pages
+    from tests.helpers import html_pages
+
+    assert "book/estadisticas.html" in pages.orphan_pages()
+    assert pages.stray_pages(built_site) == []
+    # Las mismas páginas en una copia (vacías), y una de más.
+    for rel in [*html_pages(built_site), "borrador/notas.html"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("<html></html>", encoding="utf-8")
+    assert pages.stray_pages(tmp_path) == ["borrador/notas.html"]
