@@ -279,6 +279,24 @@ def test_formula_characters_reads_only_the_drawn_formulas(tmp_path):
     assert not {"≠", "ζ", "∞", "T"} & chars  # texto, MathML oculto, después
 
 
+def test_formula_characters_reuses_what_it_read_of_an_unchanged_page(tmp_path):
+    mk = _math_katex()
+    page = tmp_path / "p.html"
+    page.write_text('<span class="katex-html" aria-hidden="true">'
+                    '<span class="mord">y</span></span>', encoding="utf-8")
+    seen: dict[str, str] = {}
+    assert "y" in mk.formula_characters([page], seen=seen)
+    (digest, chars), = seen.items()
+    assert chars == "y"
+    # Lo anotado de la misma página (la misma huella) vale sin volver a leerla...
+    assert "z" in mk.formula_characters([page], known={digest: "z"})
+    # ...y una página cambiada se vuelve a leer.
+    page.write_text('<span class="katex-html" aria-hidden="true">'
+                    '<span class="mord">w</span></span>', encoding="utf-8")
+    again = mk.formula_characters([page], known={digest: "z"})
+    assert "w" in again and "z" not in again
+
+
 def test_subset_font_keeps_the_asked_glyphs_and_drops_the_rest():
     mk = _math_katex()
     source = ROOT / "node_modules/katex/dist/fonts/KaTeX_Main-Regular.woff2"

@@ -231,17 +231,31 @@ class _KatexText(HTMLParser):
             self.chars.update(data)
 
 
-def formula_characters(pages) -> set[str]:
+def formula_characters(pages, known: dict[str, str] | None = None,
+                       seen: dict[str, str] | None = None) -> set[str]:
     """La unión de los caracteres que dibujan las fórmulas de ``pages`` (rutas de
-    HTML), más ``ALWAYS_KEPT``."""
+    HTML), más ``ALWAYS_KEPT``.
+
+    ``known`` (huella del HTML → sus caracteres) evita volver a analizar las páginas
+    que no cambiaron: en una construcción incremental, casi todas. En ``seen`` se
+    anota lo mismo de cada página con fórmulas de ``pages``.
+    """
+    import hashlib
+
     chars = set(ALWAYS_KEPT)
     for page in pages:
         html = Path(page).read_text(encoding="utf-8")
         if "katex-html" not in html:
             continue
-        parser = _KatexText()
-        parser.feed(html)
-        chars |= parser.chars
+        digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
+        page_chars = (known or {}).get(digest)
+        if page_chars is None:
+            parser = _KatexText()
+            parser.feed(html)
+            page_chars = "".join(sorted(parser.chars))
+        if seen is not None:
+            seen[digest] = page_chars
+        chars.update(page_chars)
     return chars
 
 
@@ -276,10 +290,21 @@ def _subset_fonts(app, exception) -> None:
     fonts = sorted((outdir / "_static" / FONTS_DIR).glob("*.woff2"))
     if not fonts:
         return
-    chars = formula_characters(outdir.rglob("*.html"))
-    key = hashlib.sha256("".join(sorted(chars)).encode("utf-8")).hexdigest()
+    import json
+
     cache = Path(app.srcdir) / SUBSET_CACHE
     cache.mkdir(parents=True, exist_ok=True)
+    memo = cache / "caracteres-por-pagina.json"
+    try:
+        known = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    seen: dict[str, str] = {}
+    chars = formula_characters(outdir.rglob("*.html"), known, seen)
+    # Solo las páginas de esta construcción: el archivo no crece sin fin.
+    if seen != known:
+        memo.write_text(json.dumps(seen, ensure_ascii=False), encoding="utf-8")
+    key = hashlib.sha256("".join(sorted(chars)).encode("utf-8")).hexdigest()
 
     def entry(data: bytes) -> Path:
         return cache / f"{hashlib.sha256(data).hexdigest()[:16]}-{key[:16]}.woff2"
