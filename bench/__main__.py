@@ -62,12 +62,17 @@ def parse_args(argv=None):
                    help="no borrar la copia temporal de la construcción")
     p.add_argument("--minimal-widgets", action="store_true",
                    help="medir todos los widgets en la página mínima, no en el libro")
+    p.add_argument("--lighthouse-runs", type=int, default=3,
+                   help="corridas de Lighthouse por página; cuenta la mediana de "
+                   "cada métrica")
     p.add_argument("--quick", action="store_true",
-                   help="1 construcción en frío, 2 en caliente, 100 eventos, 5 reps")
+                   help="1 construcción en frío, 2 en caliente, 100 eventos, 5 reps, "
+                   "1 corrida de Lighthouse")
     args = p.parse_args(argv)
     if args.quick:
         args.cold_runs, args.warm_runs = 1, 2
         args.events, args.cost_repeats = 100, 5
+        args.lighthouse_runs = 1
     args.sections = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = set(args.sections) - set(SECTIONS)
     if unknown:
@@ -173,7 +178,8 @@ def main(argv=None) -> int:
         if "lighthouse" in args.sections and (html_dir / "index.html").exists():
             results["lighthouse"] = section("lighthouse", lambda: (
                 lighthouse_mod.bench_lighthouse(
-                    html_dir, pages_mod.site_pages(html_dir), log)))
+                    html_dir, pages_mod.site_pages(html_dir), log,
+                    runs=args.lighthouse_runs)))
         from tests.helpers import notebook_paths
 
         if html_dir.exists():

@@ -213,3 +213,23 @@ def test_the_bench_counts_as_stray_only_pages_outside_the_book(built_site, tmp_p
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("<html></html>", encoding="utf-8")
     assert pages.stray_pages(tmp_path) == ["borrador/notas.html"]
+
+
+def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
+    from bench import lighthouse
+
+    runs = [
+        {"performance": 97, "lcp_ms": 1960, "tbt_ms": 156, "cls": 0.0, "fcp_ms": 1650,
+         "accessibility": 100, "best-practices": 100, "seo": 100},
+        {"performance": 99, "lcp_ms": 1950, "tbt_ms": 52, "cls": 0.01, "fcp_ms": 1500,
+         "accessibility": 100, "best-practices": 96, "seo": 100},
+        {"performance": 98, "lcp_ms": 1955, "tbt_ms": 116, "cls": 0.0, "fcp_ms": 1660,
+         "accessibility": 100, "best-practices": 100, "seo": 100},
+    ]
+    row = lighthouse.with_medians({**runs[0], "failing": []}, runs)
+    assert (row["performance"], row["lcp_ms"], row["tbt_ms"]) == (98, 1955, 116)
+    assert row["cls"] == 0.0 and row["fcp_ms"] == 1650
+    assert row["best-practices"] == 96  # la peor corrida
+    assert row["runs"] == runs
+    # Con una sola corrida, la fila es esa corrida.
+    assert lighthouse.with_medians(dict(runs[1]), runs[1:2])["tbt_ms"] == 52

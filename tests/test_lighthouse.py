@@ -59,3 +59,16 @@ def test_page_scores_100(scores, page, category):
     row = scores[page]
     assert "error" not in row, row.get("error")
     assert row[category] == 100, f"{page}: {category} {row[category]}: {_failing(row)}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_row_carries_the_figures_of_its_runs(scores, page):
+    """Cada fila lleva las cifras de sus corridas (``make bench`` mide tres veces y
+    cuenta la mediana; aquí, una): las mismas que la fila."""
+    row = scores[page]
+    assert "error" not in row, row.get("error")
+    assert len(row["runs"]) == 1, row["runs"]
+    (run,) = row["runs"]
+    assert run["performance"] == row["performance"]
+    for key in ("lcp_ms", "tbt_ms", "cls"):
+        assert run[key] == pytest.approx(row[key]), key
