@@ -9,6 +9,7 @@ construcción, con núcleos precargados, frente a una ejecución con un núcleo 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -83,7 +84,9 @@ def test_a_cell_error_reaches_nbclient_as_a_cell_error(kernels, tmp_path):
         _run(["1 / 0"], tmp_path)
 
 
-def test_interrupting_stops_a_running_cell_and_the_kernel_goes_on(kernels):
+@contextlib.contextmanager
+def _started_kernel():
+    """Un núcleo «python3» lanzado por jupyter_client, listo, con su cliente."""
     from jupyter_client import KernelManager
 
     km = KernelManager(kernel_name="python3")
@@ -92,6 +95,15 @@ def test_interrupting_stops_a_running_cell_and_the_kernel_goes_on(kernels):
     kc.start_channels()
     try:
         kc.wait_for_ready(timeout=30)
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
+
+
+def test_interrupting_stops_a_running_cell_and_the_kernel_goes_on(kernels):
+    with _started_kernel() as (km, kc):
         msg_id = kc.execute("import time\ntime.sleep(60)")
         time.sleep(1.0)
         km.interrupt_kernel()
@@ -101,20 +113,10 @@ def test_interrupting_stops_a_running_cell_and_the_kernel_goes_on(kernels):
         assert reply["content"]["ename"] == "KeyboardInterrupt"
         after = kc.execute_interactive("x = 1 + 1", timeout=15)
         assert after["content"]["status"] == "ok"
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
 
 
 def test_a_kernel_dies_with_its_launcher(kernels):
-    from jupyter_client import KernelManager
-
-    km = KernelManager(kernel_name="python3")
-    km.start_kernel()
-    kc = km.client()
-    kc.start_channels()
-    try:
-        kc.wait_for_ready(timeout=30)
+    with _started_kernel() as (km, kc):
         pids = []
         kc.execute_interactive(
             "import os\nprint(os.getpid())", timeout=15,
@@ -128,8 +130,6 @@ def test_a_kernel_dies_with_its_launcher(kernels):
         while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}"):
             time.sleep(0.1)
         assert not os.path.exists(f"/proc/{pid}"), "el núcleo sobrevivió a su lanzador"
-    finally:
-        kc.stop_channels()
 
 
 def test_a_launcher_without_standard_input_hands_over_dev_null():

@@ -21,9 +21,11 @@ servidor por un socket UNIX y vive lo que vive el núcleo:
 El hijo empieza como empezaría ``python -m ipykernel_launcher``: su carpeta, su
 entorno, sus argumentos y las señales por defecto. Lo único heredado son los módulos
 importados, que no guardan estado del cálculo: cada notebook fija sus semillas, y
-ningún módulo de resnorm cambia nada al importarse. ``tests/test_build.py`` lo
-comprueba: los notebooks ejecutados así dan las mismas salidas que con un núcleo
-nuevo.
+ningún módulo de resnorm cambia nada al importarse. La prueba de determinismo
+(``tests/test_numbers.py``) compara los valores de la construcción, ejecutada así,
+con los de una ejecución en un núcleo nuevo; ``tests/test_nucleo_precargado.py``
+prueba el núcleo mismo (carpeta, entorno, errores, interrumpir, morir con su
+lanzador).
 
 Uso (lo hace ``tools/ejecutar_notebooks.py``)::
 
