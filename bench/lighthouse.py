@@ -9,10 +9,7 @@ escala con la velocidad de esta máquina compartida, así que una cifra se mueve
 entre ejecuciones: compara antes y después dentro de la misma ejecución. Por eso
 «make bench» mide cada página tres veces (``--lighthouse-runs``) y cuenta, de cada
 métrica, su mediana (``with_medians``); la tabla dice el TBT de cada corrida. El TBT
-de un capítulo largo, por ejemplo, dio 40–277 ms en cinco corridas seguidas. Las
-auditorías que no pasan son las de la corrida mediana que elige Lighthouse
-(``computeMedianRun``, en ``lighthouse/core/lib/median-run.js``: la más cercana a la
-mediana de FCP y de TTI).
+de un capítulo largo, por ejemplo, dio 40–277 ms en cinco corridas seguidas.
 
 Objetivos (issue 18): rendimiento ≥ 95, LCP ≤ 2,0 s, TBT ≤ 150 ms, CLS ≤ 0,02 y
 accesibilidad, buenas prácticas y SEO a 100.
@@ -80,29 +77,27 @@ MEDIAN_FIELDS = ("performance", "lcp_ms", "tbt_ms", "cls", "fcp_ms")
 WORST_FIELDS = ("accessibility", "best-practices", "seo")
 
 
-def with_medians(row: dict, runs: list[dict]) -> dict:
-    """``row`` (el resumen de la corrida mediana) con la mediana de cada métrica de
-    ``runs`` y la peor puntuación de cada categoría fija; ``runs`` queda en la fila."""
+def with_medians(runs: list[dict]) -> dict:
+    """Una fila de varias corridas (resúmenes de ``summarize``): la mediana de cada
+    métrica, la peor puntuación de cada categoría fija y las auditorías que no pasan
+    en la corrida de TBT mediano; las cifras de cada corrida, en ``"runs"``."""
     import statistics
 
-    out = {**row, "runs": runs}
-    if len(runs) > 1:
-        for key in MEDIAN_FIELDS:
+    middle = sorted(runs, key=lambda r: r["tbt_ms"] or 0)[(len(runs) - 1) // 2]
+    out = {**middle,
+           "runs": [{k: v for k, v in r.items() if k != "failing"} for r in runs]}
+    for fields, pick in ((MEDIAN_FIELDS, statistics.median), (WORST_FIELDS, min)):
+        for key in fields:
             values = [r[key] for r in runs if r.get(key) is not None]
             if values:
-                out[key] = statistics.median(values)
-        for key in WORST_FIELDS:
-            values = [r[key] for r in runs if r.get(key) is not None]
-            if values:
-                out[key] = min(values)
+                out[key] = pick(values)
     return out
 
 
 def run_many(urls: list[str], timeout: float = 240.0, runs: int = 1) -> list[dict]:
     """Lighthouse sobre cada URL de ``urls``, una tras otra en el mismo Chromium
-    (``bench/lighthouse_run.mjs``), ``runs`` veces cada una: por URL, las auditorías
-    de la corrida mediana (la que elige Lighthouse, ``computeMedianRun``) y las cifras
-    de ``with_medians``, con las de cada corrida en ``"runs"``; o ``{"error": ...}``."""
+    (``bench/lighthouse_run.mjs``), ``runs`` veces cada una: por URL, la fila de
+    ``with_medians``, o ``{"error": ...}``."""
     from tests.helpers import CHROMIUM_FLAGS  # las mismas banderas que las pruebas
 
     if not CLI.exists():
@@ -128,10 +123,8 @@ def run_many(urls: list[str], timeout: float = 240.0, runs: int = 1) -> list[dic
         for url, output in zip(urls, outputs):
             error = output.with_name(output.name + ".error")
             if output.exists():
-                row = summarize(json.loads(output.read_text(encoding="utf-8")))
-                each = output.with_name(output.name + ".corridas.json")
-                rows.append(with_medians(row, json.loads(
-                    each.read_text(encoding="utf-8"))))
+                reports = json.loads(output.read_text(encoding="utf-8"))
+                rows.append(with_medians([summarize(r) for r in reports]))
             elif error.exists():
                 rows.append({"error": f"Lighthouse falló en {url}: "
                                       f"{error.read_text(encoding='utf-8')[-2000:]}"})

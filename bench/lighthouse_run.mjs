@@ -6,39 +6,13 @@
 //
 // trabajos.json: {chromePath, chromeFlags, categories, maxWaitForLoad, runs,
 //                 jobs: [{url, output}]}. Cada página se mide «runs» veces (1 si no
-// se dice) y en su «output» se escribe el informe de la corrida mediana, la que elige
-// el propio Lighthouse (computeMedianRun: la más cercana a la mediana de FCP y de
-// TTI), para sus auditorías; en «output».corridas.json, las puntuaciones y las
-// métricas de cada corrida (bench/lighthouse.py toma la mediana de cada una). Si una
-// página falla,
-// su error va a «output».error, y se sigue con las demás.
+// se dice); en su «output» se escribe la lista de sus informes JSON, uno por corrida
+// (bench/lighthouse.py los resume). Si una página falla, su error va a
+// «output».error, y se sigue con las demás.
 import fs from "node:fs";
 
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import {
-  computeMedianRun,
-  filterToValidRuns,
-} from "lighthouse/core/lib/median-run.js";
-
-const METRICS = {
-  fcp_ms: "first-contentful-paint",
-  lcp_ms: "largest-contentful-paint",
-  tbt_ms: "total-blocking-time",
-  cls: "cumulative-layout-shift",
-  tti_ms: "interactive",
-};
-
-function figures(lhr) {
-  const out = {};
-  for (const [name, category] of Object.entries(lhr.categories)) {
-    out[name] = Math.round(100 * (category.score ?? 0));
-  }
-  for (const [key, audit] of Object.entries(METRICS)) {
-    out[key] = lhr.audits[audit]?.numericValue ?? null;
-  }
-  return out;
-}
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const chrome = await chromeLauncher.launch({
@@ -48,9 +22,9 @@ const chrome = await chromeLauncher.launch({
 try {
   for (const { url, output } of spec.jobs) {
     try {
-      const results = [];
+      const reports = [];
       for (let run = 0; run < (spec.runs || 1); run++) {
-        results.push(await lighthouse(url, {
+        const result = await lighthouse(url, {
           port: chrome.port,
           output: "json",
           logLevel: "silent",
@@ -58,13 +32,10 @@ try {
           maxWaitForLoad: spec.maxWaitForLoad,
           // La foto de la página entera solo la usa el visor HTML del informe.
           disableFullPageScreenshot: true,
-        }));
+        });
+        reports.push(result.report);
       }
-      const lhrs = results.map((result) => result.lhr);
-      const valid = filterToValidRuns(lhrs);
-      const median = valid.length ? computeMedianRun(valid) : lhrs[lhrs.length - 1];
-      fs.writeFileSync(output, results[lhrs.indexOf(median)].report);
-      fs.writeFileSync(`${output}.corridas.json`, JSON.stringify(lhrs.map(figures)));
+      fs.writeFileSync(output, `[${reports.join(",")}]`);
     } catch (error) {
       fs.writeFileSync(`${output}.error`, String((error && error.stack) || error));
     }

@@ -226,10 +226,15 @@ def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
         {"performance": 98, "lcp_ms": 1955, "tbt_ms": 116, "cls": 0.0, "fcp_ms": 1660,
          "accessibility": 100, "best-practices": 100, "seo": 100},
     ]
-    row = lighthouse.with_medians({**runs[0], "failing": []}, runs)
+    row = lighthouse.with_medians(runs)
     assert (row["performance"], row["lcp_ms"], row["tbt_ms"]) == (98, 1955, 116)
     assert row["cls"] == 0.0 and row["fcp_ms"] == 1650
     assert row["best-practices"] == 96  # la peor corrida
     assert row["runs"] == runs
     # Con una sola corrida, la fila es esa corrida.
-    assert lighthouse.with_medians(dict(runs[1]), runs[1:2])["tbt_ms"] == 52
+    assert lighthouse.with_medians(runs[1:2])["tbt_ms"] == 52
+    # Las auditorías que no pasan, las de la corrida de TBT mediano (116 ms), y las
+    # corridas de la fila, sin ellas.
+    marked = [{**r, "failing": [r["tbt_ms"]]} for r in runs]
+    row = lighthouse.with_medians(marked)
+    assert row["failing"] == [116] and row["runs"] == runs
