@@ -64,14 +64,9 @@ def measure_page(browser, base_url: str, page: str) -> dict:
     responses = []
     failed: list[str] = []
 
-    def route(r):
-        if is_local(r.request.url):
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
+    # Sin interceptar (eso retrasaría cada petición): el navegador de las pruebas no
+    # resuelve nombres de host, y lo que se pida fuera solo se anota.
+    context.on("request", lambda r: None if is_local(r.url) else external.append(r.url))
     tab = context.new_page()
     tab.on("response", lambda resp: responses.append(resp))
     tab.on("requestfailed", lambda req: failed.append(req.url))

@@ -153,8 +153,8 @@ def browser():
 
 @pytest.fixture()
 def page_factory(browser):
-    """Crea páginas que registran errores de consola y peticiones externas
-    (abortadas)."""
+    """Crea páginas que registran errores de consola y peticiones externas (que el
+    navegador de las pruebas no llega a hacer: no resuelve ningún nombre de host)."""
     from tests.helpers import PageRecorder
 
     contexts = []

@@ -5,9 +5,9 @@
 Cada página se visita una sola vez (``visit``), una tras otra en la misma pestaña: en
 modo claro se mide todo (peso, textos, axe, encabezados, iconos) y después se cambia el
 tema a oscuro en la misma página para las pruebas de contraste. Las pruebas de abajo
-leen ese informe. (Playwright intercepta cada petición para abortar las externas, y
-así Chromium no usa su caché HTTP: cada página descarga todo, como en la primera
-visita, y su peso es el de verdad.)
+leen ese informe. (El servidor de las pruebas responde con ``Cache-Control: no-store``,
+así que Chromium no guarda nada en su caché: cada página descarga todo, como en la
+primera visita, y su peso es el de verdad.)
 
 Presupuesto (gzip de todo lo que la página descarga): 700 KB sin widgets, 1,5 MB con
 widgets. La tabla de pesos se imprime al final y se guarda en
@@ -612,4 +612,36 @@ def test_page_is_offline_clean_and_renders_math(rel, visit):
     assert not report.raw_latex, (
         f"{rel}: LaTeX sin renderizar visible: {report.raw_latex}"
     )
+
+
+def test_what_a_page_asks_outside_is_noted_and_never_reaches_the_network(
+    page_factory, site_url
+):
+    """Lo que prueba la de arriba: una página que pidiera algo a otro sitio lo deja
+    anotado en ``external`` (aunque el navegador de las pruebas no resuelva el
+    nombre), y la petición falla en el acto en vez de esperar a la red."""
+    import time
+
+    rec = page_factory()
+    page = rec.next_visit()
+    page.goto(f"{site_url}/book/intro.html", wait_until="load")
+    started = time.monotonic()
+    outcome = page.evaluate(
+        """async () => {
+          const img = new Image();
+          const loaded = new Promise((ok) => { img.onload = () => ok("cargó");
+                                               img.onerror = () => ok("falló"); });
+          img.src = "https://cdn.example.org/logo.png";
+          const fetched = await fetch("https://unpkg.com/katex/dist/katex.min.css")
+            .then(() => "cargó", () => "falló");
+          return [await loaded, fetched];
+        }"""
+    )
+    assert outcome == ["falló", "falló"]
+    assert time.monotonic() - started < 5
+    assert sorted(rec.external) == [
+        "https://cdn.example.org/logo.png",
+        "https://unpkg.com/katex/dist/katex.min.css",
+    ]
+    assert not rec.failed  # lo que falla fuera no es un fallo del sitio: es «external»
 

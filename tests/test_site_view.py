@@ -365,7 +365,10 @@ def _figure_pages() -> list[str]:
     return sorted({rel for rel, _, _ in _site_figures()})
 
 
-@pytest.mark.parametrize("rel", _figure_pages())
+# El id lleva la vista: estas pruebas van al mismo proceso que las demás del portátil
+# (tests/conftest.py, SPLIT) y leen las páginas que ellas ya cargaron.
+@pytest.mark.parametrize(
+    "rel", [pytest.param(rel, id=f"portatil-claro-{rel}") for rel in _figure_pages()])
 def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
     """En el portátil (1366 × 900), cada figura se muestra a su ancho (o al de la
     columna), sin deformarse, y su texto más pequeño mide ≥ 11 px CSS con el ancho

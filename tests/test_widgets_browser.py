@@ -63,6 +63,7 @@ window.mount = async (name, state) => {
 
 PAGE = """<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><title>Widgets</title>
+<link rel="icon" href="data:,">
 <style>{css}</style>
 <style>
   html[data-theme="dark"] {{
@@ -135,7 +136,8 @@ class Page:
         self.context = browser.new_context(color_scheme="dark" if dark else "light")
         self.external: list[str] = []
         self.errors: list[str] = []
-        self.context.route("**/*", self._route)
+        # Sin interceptar: el navegador no resuelve nombres de host (CHROMIUM_FLAGS).
+        self.context.on("request", self._request)
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.on(
@@ -152,12 +154,9 @@ class Page:
             self.page.evaluate("([n, s]) => window.mount(n, s)", [name, states[name]])
         self.root = self.page.locator(f"#{names[0]}" if len(names) == 1 else "body")
 
-    def _route(self, route):
-        if route.request.url.startswith(self.base):
-            route.continue_()
-        else:
-            self.external.append(route.request.url)
-            route.abort()
+    def _request(self, request):
+        if not request.url.startswith((self.base, "blob:", "data:")):
+            self.external.append(request.url)
 
     def text(self):
         return self.root.inner_text()

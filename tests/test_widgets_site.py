@@ -351,8 +351,8 @@ def _jump_to_first_widget(browser, site_url, width, height) -> dict:
     por un enlace): cuándo llegó DOMContentLoaded, cuándo se vio el primer widget y
     cuánto se desplazó el texto. Una carga por página y ancho para las dos pruebas
     que la leen, una tras otra en la misma pestaña, como al seguir los enlaces del
-    curso. (Playwright intercepta cada petición para abortar las externas, y así
-    Chromium no usa su caché HTTP: cada página descarga todo, como la primera vez.)
+    curso. (El servidor responde con ``Cache-Control: no-store``: Chromium no guarda
+    nada en su caché, y cada página descarga todo, como la primera vez.)
 
     (Sin salto, el desplazamiento de cada página mientras carga y dibuja sus widgets
     lo mide ``tests/test_site_view.py`` en cada ancho y modo.)"""
