@@ -33,8 +33,13 @@ $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
 	  > $(VENV)/etc/ipython/ipython_kernel_config.json
 	touch $@
 
+# Solo lo que añade requirements-test.txt (su «-r requirements.txt» ya está instalado),
+# con las versiones de requirements.txt como restricción: así no se reinstala resnorm
+# (-e .) ni cambia nada de lo que usa el libro, y «make test» lo instala mientras se
+# ejecutan los notebooks.
 $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
-	$(PIP) install -q --no-compile -r requirements-test.txt
+	$(PIP) install -q --no-compile -c <(grep -v '^-e' requirements.txt) \
+	  -r <(grep -v '^-r' requirements-test.txt)
 	touch $@
 
 # JupyterLab, en su propio entorno $(LAB_VENV): fuera de $(VENV), porque sus
@@ -178,14 +183,13 @@ test: test-setup
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
 # disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
-# de npm se instalan mientras pip instala los de Python; el libro se construye cuando
-# todo está (instalar en .venv durante la construcción cambiaría resnorm a medias).
+# de npm se instalan mientras pip instala los de Python, y las herramientas de prueba
+# mientras se construye el libro (solo añaden paquetes: ver $(VENV)/.test-deps).
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-deps vendor \
-	  && $(MAKE) --no-print-directory book; status=$$?; \
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps book; status=$$?; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
 	  tail -30 _build/lab-deps.log; exit 1; \
