@@ -63,7 +63,7 @@ window.mount = async (name, state) => {
 
 PAGE = """<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><title>Widgets</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="data:,"><!-- sin él, Chromium pide /favicon.ico: un 404 -->
 <style>{css}</style>
 <style>
   html[data-theme="dark"] {{
