@@ -173,7 +173,7 @@ def test_a_page_without_late_scripts_is_left_alone():
     assert tema_ligero.load_after_first_paint(html) == html
 
 
-# --- El código de los widgets, fuera del estado de la página ------------------------
+# --- El tema, resuelto antes del primer dibujo ------------------------------------
 
 
 THEME_HEAD = """<script data-cfasync="false">
@@ -193,12 +193,15 @@ def test_the_theme_is_resolved_in_head_from_the_mode_as_the_theme_script_does():
 
 
 def test_every_built_page_resolves_its_theme_before_the_first_paint(built_site):
-    pages = [p for p in built_site.rglob("*.html") if "dataset.mode" in p.read_text()]
+    texts = {p: p.read_text(encoding="utf-8") for p in built_site.rglob("*.html")}
+    pages = {p: t for p, t in texts.items() if "dataset.mode" in t}
     assert len(pages) > 10
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
+    for page, text in pages.items():
         assert 'localStorage.getItem("theme")' not in text, page
         assert "tema_ligero.py: como setTheme" in text, page
+
+
+# --- El código de los widgets, fuera del estado de la página ------------------------
 
 
 def test_widget_code_moves_to_one_file_per_class_and_the_state_names_it(tmp_path):

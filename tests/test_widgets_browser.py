@@ -19,7 +19,7 @@ import resnorm
 from bench.server import serve
 from resnorm import widgets
 from resnorm.trace import block_trace
-from tests.helpers import CHROMIUM
+from tests.helpers import CHROMIUM, is_local
 
 FORBIDDEN = re.compile(r"NaN|undefined|Infinity|\[object")
 
@@ -155,7 +155,7 @@ class Page:
         self.root = self.page.locator(f"#{names[0]}" if len(names) == 1 else "body")
 
     def _request(self, request):
-        if not request.url.startswith((self.base, "blob:", "data:")):
+        if not is_local(request.url):
             self.external.append(request.url)
 
     def text(self):
