@@ -163,6 +163,7 @@ def test_late_scripts_leave_the_page_and_load_in_order_after_the_first_paint():
         {"src": "../_static/scripts/bootstrap.js?digest=a&b"},
     ]
     assert "requestAnimationFrame" in loader and "script.async = false" in loader
+    assert '"first-contentful-paint"' in loader and "buffered: true" in loader
     assert f'scriptsTardios = "{tema_ligero.LATE_READY}"' in loader
     # Otra pasada (una construcción incremental) no cambia nada.
     assert tema_ligero.load_after_first_paint(out) == out

@@ -384,7 +384,8 @@ def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
 # del primer dibujo. Con «defer» se pedían a la vez que el HTML, las hojas y las
 # fuentes, y en un 4G lento les quitaban la conexión: en Lighthouse, el primer dibujo
 # completo (LCP) llegaba 150–300 ms más tarde. Se siguen ejecutando en el mismo orden,
-# justo después del primer dibujo; cuando ha llegado el último, <html> lleva
+# justo después del primer dibujo con contenido (FCP, o el primer fotograma donde el
+# navegador no lo anota); cuando ha llegado el último, <html> lleva
 # data-scripts-tardios="listos". Se quedan como estaban los que cambian lo que se ve
 # al cargar (togglebutton.js pliega las soluciones, interfaz-es.js traduce lo que
 # otros crean al cargar), los que solo escuchan DOMContentLoaded (design-tabs.js) y
@@ -421,7 +422,20 @@ _LATE_LOADER = """<script>/* tema_ligero.py: scripts después del primer dibujo 
     });
   }
   function afterFirstPaint() {
-    requestAnimationFrame(function () { setTimeout(load, 0); });
+    // Tras el primer dibujo con contenido ya en pantalla (FCP). El primer fotograma
+    // (requestAnimationFrame) no basta: con la CPU ocupada, el navegador lo presenta
+    // decenas de ms después, y los scripts ya se estaban pidiendo.
+    var types = window.PerformanceObserver && PerformanceObserver.supportedEntryTypes;
+    if (types && types.indexOf("paint") >= 0) {
+      new PerformanceObserver(function (list, observer) {
+        if (list.getEntriesByName("first-contentful-paint").length) {
+          observer.disconnect();
+          setTimeout(load, 0);
+        }
+      }).observe({ type: "paint", buffered: true });
+    } else {
+      requestAnimationFrame(function () { setTimeout(load, 0); });
+    }
     setTimeout(load, 1000);  // una pestaña oculta no dibuja
   }
   if (document.readyState === "loading") {
