@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import secrets
 import shutil
@@ -46,6 +47,19 @@ def test_strict_build_has_zero_warnings(built_site):
     assert not warnings, "\n".join(warnings)
     assert "Finished generating HTML for book" in log, log[-2000:]
     assert BOOK_LOG.stat().st_mtime >= (built_site / "index.html").stat().st_mtime - 5
+
+
+@pytest.mark.build
+def test_build_log_carries_no_library_chatter(built_site):
+    # accessible-pygments (del tema) pone el registro raíz de Python en INFO al
+    # importarse: sin book/_ext/curso_sitio._quiet_fonttools, una construcción en frío
+    # (la de la CI) escribía ≈ 600 líneas «INFO fontTools.subset …» entre los avisos.
+    log = BOOK_LOG.read_text(encoding="utf-8")
+    record = re.compile(r"\b(INFO|DEBUG)\b")
+    chatter = [line for line in log.splitlines() if record.search(line)]
+    assert not chatter, f"{len(chatter)} líneas de registro en book.log:\n" + "\n".join(
+        chatter[:10]
+    )
 
 
 def _cache_records(cache: Path) -> list[tuple]:

@@ -408,10 +408,24 @@ def used_icon_codepoints(outdir: Path) -> set[int]:
     return used
 
 
+def _quiet_fonttools() -> None:
+    """Que fontTools no cuente cada paso del recorte en la salida de «make book».
+
+    accessible-pygments (lo importa pydata-sphinx-theme) llama a
+    ``logging.basicConfig(level=INFO)`` al importarse: desde entonces, los mensajes
+    INFO de fontTools.subset (unas 600 líneas en una construcción en frío) saldrían
+    entre los avisos de Sphinx. Sus avisos y errores sí salen.
+    """
+    import logging as stdlib_logging
+
+    stdlib_logging.getLogger("fontTools").setLevel(stdlib_logging.WARNING)
+
+
 def _subset_font(source: Path, target: Path, codepoints: set[int]) -> list[int]:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
+    _quiet_fonttools()
     font = TTFont(str(source))
     keep = sorted(cp for cp in codepoints if cp in font.getBestCmap())
     options = subset.Options()
