@@ -1,5 +1,6 @@
-"""La construcción: estricta y sin avisos, rápida cuando nada cambió, y nunca con
-números viejos cuando cambia el motor (``resnorm/``).
+"""La construcción: estricta, sin avisos ni mensajes de registro, rápida cuando nada
+cambió, nunca con números viejos cuando cambia el motor (``resnorm/``), y con los
+mismos bytes en las fuentes que recorta (sin la fecha del día dentro).
 
 Ninguna prueba de aquí vuelve a construir el libro entero: la estricta lee el registro
 que guardó «make book» (``_build/book.log``) y la de la caché trabaja sobre una copia
@@ -252,3 +253,48 @@ def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
     marked = [{**r, "failing": [r["tbt_ms"]]} for r in runs]
     row = lighthouse.with_medians(marked)
     assert row["failing"] == [116] and row["runs"] == runs
+
+
+# --- Las fuentes recortadas: los mismos bytes en cada construcción -------------------
+
+
+def _ext(name: str):
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    return importlib.import_module(name)
+
+
+def _another_day(monkeypatch, seconds: int) -> None:
+    # fontTools escribe la hora de ahora en head.modified al guardar una fuente, salvo
+    # con recalcTimestamp=False.
+    from fontTools.ttLib.tables import _h_e_a_d
+
+    monkeypatch.setattr(_h_e_a_d, "timestampNow", lambda: 3_900_000_000 + seconds)
+
+
+def test_trimmed_katex_font_has_the_same_bytes_on_another_day(monkeypatch):
+    source = ROOT / "node_modules/katex/dist/fonts/KaTeX_Main-Regular.woff2"
+    if not source.exists():
+        pytest.skip("sin node_modules (make vendor)")
+    subset_font = _ext("math_katex").subset_font
+    _another_day(monkeypatch, 0)
+    first = subset_font(source.read_bytes(), set("x+1 ±"))
+    _another_day(monkeypatch, 86_400)
+    assert subset_font(source.read_bytes(), set("x+1 ±")) == first
+
+
+def test_trimmed_icon_font_has_the_same_bytes_on_another_day(monkeypatch, tmp_path):
+    import pydata_sphinx_theme
+
+    webfonts = Path(pydata_sphinx_theme.__file__).parent / "theme" / \
+        "pydata_sphinx_theme" / "static" / "vendor" / "fontawesome" / "webfonts"
+    subset = _ext("curso_sitio")._subset_font
+    out = []
+    for day in (0, 1):
+        _another_day(monkeypatch, 86_400 * day)
+        target = tmp_path / f"fa-{day}.woff"
+        assert subset(webfonts / "fa-solid-900.ttf", target, {0xF00C, 0xF002})
+        out.append(target.read_bytes())
+    assert out[0] == out[1]

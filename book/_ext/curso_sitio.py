@@ -426,7 +426,9 @@ def _subset_font(source: Path, target: Path, codepoints: set[int]) -> list[int]:
     from fontTools.ttLib import TTFont
 
     _quiet_fonttools()
-    font = TTFont(str(source))
+    # recalcTimestamp=False: la fuente guarda la fecha de la original, no la de hoy;
+    # si no, cada construcción en frío escribiría otros bytes (head.modified).
+    font = TTFont(str(source), recalcTimestamp=False)
     keep = sorted(cp for cp in codepoints if cp in font.getBestCmap())
     options = subset.Options()
     options.flavor = "woff"  # woff2 necesitaría brotli; con tan pocos glifos da igual

@@ -269,7 +269,7 @@ def subset_font(data: bytes, chars: set[str]) -> bytes:
 
     # Como en curso_sitio._quiet_fonttools: sin los INFO de fontTools en la salida.
     stdlib_logging.getLogger("fontTools").setLevel(stdlib_logging.WARNING)
-    font = TTFont(BytesIO(data))
+    font = TTFont(BytesIO(data), recalcTimestamp=False)  # los mismos bytes cada vez
     options = subset.Options()
     options.flavor = "woff2"
     options.layout_features = ["*"]
