@@ -113,6 +113,12 @@ vendor: _assets/vendor/.copied
 # entorno de Sphinx, y todo se vuelve a ejecutar. «make -s engine-hash» la imprime.
 CACHE := _build/.jupyter_cache
 ENGINE_STAMP := _build/.engine-hash
+# La marca de la última ejecución completa, dentro de la caché (se va con ella): si
+# ningún notebook es más nuevo, ni se arranca el ejecutor (≈ 1 s de cada «make book»
+# sin cambios). La marca se toma antes de ejecutar: un notebook editado mientras
+# tanto queda más nuevo. Si un notebook cambia sin cambiar su fecha, jupyter-book no lo
+# encuentra en la caché y lo ejecuta él: más lento, nunca viejo.
+EXECUTED := $(CACHE)/.notebooks-ejecutados
 BOOK_LOG := _build/book.log
 ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' \
   ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
@@ -149,9 +155,15 @@ execute:
 	  rm -rf $(CACHE) _build/jupyter_execute _build/.doctrees; \
 	fi; \
 	mkdir -p $(CACHE); echo "$$hash" > $(ENGINE_STAMP)
+	@if [ -e $(EXECUTED) ] && [ -z "$$(find $(NOTEBOOKS) -newer $(EXECUTED))" ]; then \
+	  exit 0; \
+	fi; \
+	touch $(EXECUTED).nueva; \
+	echo "$(PY) tools/ejecutar_notebooks.py $(CACHE) 300 …"; \
 	$(PY) tools/ejecutar_notebooks.py $(CACHE) 300 $(NOTEBOOKS_BY_COST) \
-	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }
-	@grep -E "Execution (Successful|Excepted)" _build/execute.log \
+	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }; \
+	mv $(EXECUTED).nueva $(EXECUTED); \
+	grep -E "Execution (Successful|Excepted)" _build/execute.log \
 	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
 	  -e 's/Successful:/ejecutado:/; s/Excepted:/con error:/' || true
 

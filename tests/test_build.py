@@ -137,6 +137,10 @@ def _make_in_copy(repo: Path, target: str):
         env={"PYTHONPATH": str(repo)},
     )
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result.stdout
+
+
+EXECUTOR = "tools/ejecutar_notebooks.py"  # lo que «make execute» dice al arrancarlo
 
 
 def _cached_outputs(repo: Path) -> str:
@@ -149,7 +153,7 @@ def _cached_outputs(repo: Path) -> str:
 
 
 @pytest.mark.slow
-def test_changing_resnorm_re_executes_the_notebooks(tmp_path):
+def test_changing_resnorm_or_a_cell_re_executes_and_nothing_else_does(tmp_path):
     repo = _minimal_copy(tmp_path / "repo")
     first, second = secrets.token_hex(4), secrets.token_hex(4)
     probe = repo / PROBE_MODULE
@@ -167,6 +171,16 @@ def test_changing_resnorm_re_executes_the_notebooks(tmp_path):
     html = page.read_text(encoding="utf-8")
     assert f"valor = {second}" in html, "la página muestra el valor viejo de resnorm"
     assert f"valor = {first}" not in html
+
+    # 3. Nada cambió: ni se arranca el ejecutor (la marca de la última ejecución).
+    assert EXECUTOR not in _make_in_copy(repo, "execute")
+
+    # 4. Cambia una celda (y solo eso): el ejecutor vuelve a arrancar y lo ejecuta.
+    nb = nbformat.read(repo / PROBE_NOTEBOOK, as_version=4)
+    nb.cells[1].source += "\nprint('otra celda')"
+    nbformat.write(nb, repo / PROBE_NOTEBOOK)
+    assert EXECUTOR in _make_in_copy(repo, "execute")
+    assert "otra celda" in _cached_outputs(repo)
 
 
 def test_makefile_and_ci_use_the_readme_commands():
