@@ -53,7 +53,7 @@ def test_strict_build_has_zero_warnings(built_site):
 @pytest.mark.build
 def test_build_log_carries_no_library_chatter(built_site):
     # accessible-pygments (del tema) pone el registro raíz de Python en INFO al
-    # importarse: sin book/_ext/curso_sitio._quiet_fonttools, una construcción en frío
+    # importarse: sin lo que hace book/_ext/curso_sitio.setup, una construcción en frío
     # (la de la CI) escribía ≈ 600 líneas «INFO fontTools.subset …» entre los avisos.
     log = BOOK_LOG.read_text(encoding="utf-8")
     record = re.compile(r"\b(INFO|DEBUG)\b")
@@ -272,14 +272,6 @@ def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
 # --- Las fuentes recortadas: los mismos bytes en cada construcción -------------------
 
 
-def _ext(name: str):
-    import importlib
-    import sys
-
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    return importlib.import_module(name)
-
-
 def _another_day(monkeypatch, seconds: int) -> None:
     # fontTools escribe la hora de ahora en head.modified al guardar una fuente, salvo
     # con recalcTimestamp=False.
@@ -292,7 +284,8 @@ def test_trimmed_katex_font_has_the_same_bytes_on_another_day(monkeypatch):
     source = ROOT / "node_modules/katex/dist/fonts/KaTeX_Main-Regular.woff2"
     if not source.exists():
         pytest.skip("sin node_modules (make vendor)")
-    subset_font = _ext("math_katex").subset_font
+    from math_katex import subset_font  # book/_ext, en el pythonpath de pytest
+
     _another_day(monkeypatch, 0)
     first = subset_font(source.read_bytes(), set("x+1 ±"))
     _another_day(monkeypatch, 86_400)
@@ -304,7 +297,8 @@ def test_trimmed_icon_font_has_the_same_bytes_on_another_day(monkeypatch, tmp_pa
 
     webfonts = Path(pydata_sphinx_theme.__file__).parent / "theme" / \
         "pydata_sphinx_theme" / "static" / "vendor" / "fontawesome" / "webfonts"
-    subset = _ext("curso_sitio")._subset_font
+    from curso_sitio import _subset_font as subset
+
     out = []
     for day in (0, 1):
         _another_day(monkeypatch, 86_400 * day)

@@ -408,24 +408,10 @@ def used_icon_codepoints(outdir: Path) -> set[int]:
     return used
 
 
-def _quiet_fonttools() -> None:
-    """Que fontTools no cuente cada paso del recorte en la salida de «make book».
-
-    accessible-pygments (lo importa pydata-sphinx-theme) llama a
-    ``logging.basicConfig(level=INFO)`` al importarse: desde entonces, los mensajes
-    INFO de fontTools.subset (unas 600 líneas en una construcción en frío) saldrían
-    entre los avisos de Sphinx. Sus avisos y errores sí salen.
-    """
-    import logging as stdlib_logging
-
-    stdlib_logging.getLogger("fontTools").setLevel(stdlib_logging.WARNING)
-
-
 def _subset_font(source: Path, target: Path, codepoints: set[int]) -> list[int]:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    _quiet_fonttools()
     # recalcTimestamp=False: la fuente guarda la fecha de la original, no la de hoy;
     # si no, cada construcción en frío escribiría otros bytes (head.modified).
     font = TTFont(str(source), recalcTimestamp=False)
@@ -788,8 +774,16 @@ def _renumber_unnumbered_figures(app, env) -> list[str]:
 
 
 def setup(app) -> dict[str, Any]:
+    import logging as stdlib_logging
+
     from sphinx.search import languages
 
+    # accessible-pygments (lo importa pydata-sphinx-theme) llama a
+    # logging.basicConfig(level=INFO) al importarse: desde entonces, los recortes de
+    # fuentes (los iconos de aquí y las de KaTeX de math_katex) escribían ≈ 600 líneas
+    # INFO de fontTools.subset entre los avisos de Sphinx. Una vez para todo el proceso;
+    # sus avisos y errores sí salen.
+    stdlib_logging.getLogger("fontTools").setLevel(stdlib_logging.WARNING)
     languages["es"] = SpanishSearch
     app.add_config_value("resnorm_site_version", SITE_VERSION, "html")
     app.add_config_value("curso_prefijo_figuras", {}, "env")

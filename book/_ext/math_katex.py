@@ -261,14 +261,11 @@ def formula_characters(pages, known: dict[str, str] | None = None,
 
 def subset_font(data: bytes, chars: set[str]) -> bytes:
     """La fuente WOFF2 ``data`` con solo las letras de ``chars`` que tenga."""
-    import logging as stdlib_logging
     from io import BytesIO
 
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    # Como en curso_sitio._quiet_fonttools: sin los INFO de fontTools en la salida.
-    stdlib_logging.getLogger("fontTools").setLevel(stdlib_logging.WARNING)
     font = TTFont(BytesIO(data), recalcTimestamp=False)  # los mismos bytes cada vez
     options = subset.Options()
     options.flavor = "woff2"
