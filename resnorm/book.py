@@ -308,6 +308,38 @@ class _Figure:
         return self.alt
 
 
+def glue_sci(name: str, value, digits: int = 2) -> None:
+    """Pega un número ya escrito para lectores (``2.7 × 10⁻¹⁶``, ``digits`` cifras).
+
+    La prosa lo cita con ``{glue:text}`name```; la celda visible lo imprime como lo
+    escribiría cualquiera (``print(f"{g:.2e}")``).
+    """
+    _glue(name, format_sci(value, digits))
+
+
+_FIGURE_NAME_RE = re.compile(r"fig-\d\d-[a-z0-9-]+")
+
+
+def glue_figure(name: str, fig, alt: str) -> None:
+    """Pega una figura de matplotlib, con su texto alternativo, para ``{glue:figure}``.
+
+    Va en una celda oculta (``remove-cell``) después de la celda visible que dibuja
+    ``fig``: el alumno lee el dibujo, no la fontanería. El libro la muestra numerada y
+    con su pie en la celda de texto siguiente::
+
+        ```{glue:figure} fig-04-geometria
+        :name: fig-04-geometria
+
+        Qué muestra la figura, en una frase.
+        ```
+    """
+    if not _FIGURE_NAME_RE.fullmatch(name):
+        raise ValueError(
+            f"Nombre de figura no válido: {name!r} (usa «fig-NN-descripcion»)"
+        )
+    _glue(name, _Figure(figure_html(fig, alt), alt), display=False)
+
+
 def show_figure(fig, alt: str, name: str | None = None) -> None:
     """Muestra una figura de matplotlib con texto alternativo en español.
 

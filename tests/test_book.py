@@ -124,3 +124,26 @@ def test_show_figure_with_name_glues_the_same_image(monkeypatch):
     fig, _ = plt.subplots()
     with pytest.raises(ValueError, match="Nombre de figura"):
         book.show_figure(fig, alt="Otra.", name="Figura 1")
+
+
+def test_glue_figure_glues_the_image_with_its_alt_and_shows_nothing(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(book, "_glue", lambda n, v, display=False: glued.update({n: v}))
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append(a))
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    book.glue_figure("fig-01-recta", fig, alt="Una recta.")
+    assert not shown
+    assert 'alt="Una recta."' in glued["fig-01-recta"]._repr_html_()
+    assert repr(glued["fig-01-recta"]) == "Una recta."
+    fig, _ = plt.subplots()
+    with pytest.raises(ValueError, match="Nombre de figura"):
+        book.glue_figure("Figura 1", fig, alt="Otra.")
+
+
+def test_glue_sci_glues_the_reader_notation(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(book, "_glue", lambda n, v, display=False: glued.update({n: v}))
+    book.glue_sci("g", 2.7427e-16)
+    assert glued == {"g": "2.7 \u00d7 10\u207b\u00b9\u2076"}
