@@ -15,9 +15,7 @@ funciones, desde esa misma variable y sin volver a calcularlo;
   ``{glue:figure}``; la celda visible solo la dibuja.
 
 El código que lee el alumno no llama a estas funciones ni importa este módulo
-(``tests/test_notebooks.py::test_visible_code_has_no_plumbing``). ``show`` y
-``show_figure``, que imprimían y pegaban en la misma llamada visible, quedan solo
-mientras algún capítulo los use.
+(``tests/test_notebooks.py::test_visible_code_has_no_plumbing``).
 """
 
 from __future__ import annotations
@@ -112,36 +110,6 @@ def glue_vector(name: str, values, decimals: int = 3) -> None:
 def glue_text(name: str, text: str) -> None:
     """Pega un texto (p. ej. una tabla corta o una palabra calculada)."""
     _glue(name, str(text))
-
-
-def show(name: str, value, label: str | None = None, decimals: int | None = None, *,
-         sci: bool = False, unit: str = "") -> None:
-    """Imprime ``label = valor`` para el alumno y pega ese mismo valor como ``name``.
-
-    - Un número se pega como ``float`` (la prosa elige el formato:
-      ``{glue:text}`name:.4f```); con ``sci=True`` se pega ya escrito para lectores
-      (``2.7 × 10⁻¹⁶``, ``decimals`` cifras significativas, 2 si no se dice) y la
-      prosa usa ``{glue:text}`name```.
-    - Un vector se pega como texto con ``decimals`` decimales (3 si no se dice), igual
-      que se imprime. Un número sin ``sci`` se imprime con 4 decimales si no se dice.
-
-    Así el número de la prosa es, por construcción, el que el alumno ve en la celda.
-    """
-    array = np.asarray(value, dtype=float)
-    label = name if label is None else label
-    suffix = f" {unit}" if unit else ""
-    if array.size == 1 and array.ndim <= 1 and not isinstance(value, (list, tuple)):
-        if sci:
-            text = format_sci(array.item(), 2 if decimals is None else decimals)
-            glue_text(name, text)
-        else:
-            text = format_number(array.item(), 4 if decimals is None else decimals)
-            glue_number(name, array.item())
-    else:
-        decimals = 3 if decimals is None else decimals
-        text = format_vector(array, decimals)
-        glue_vector(name, array, decimals)
-    print(f"{label} = {text}{suffix}")
 
 
 def _quantize_png(png: bytes, colors: int = 128) -> bytes:
@@ -346,31 +314,3 @@ def glue_figure(name: str, fig, alt: str) -> None:
             f"Nombre de figura no válido: {name!r} (usa «fig-NN-descripcion»)"
         )
     _glue(name, _Figure(figure_html(fig, alt), alt), display=False)
-
-
-def show_figure(fig, alt: str, name: str | None = None) -> None:
-    """Muestra una figura de matplotlib con texto alternativo en español.
-
-    Con ``name`` (``"fig-04-geometria"``), la figura además se pega con ese nombre,
-    para que el libro la muestre numerada y con su pie, en la celda de texto siguiente::
-
-        ```{glue:figure} fig-04-geometria
-        :name: fig-04-geometria
-
-        Qué muestra la figura, en una frase.
-        ```
-
-    y la prosa la cite con ``{numref}`Figura %s <fig-04-geometria>```. La celda del
-    código lleva entonces la etiqueta ``remove-output``: en la web la figura sale una
-    sola vez, la del pie; en Jupyter y Colab, en la salida de la celda.
-    """
-    from IPython.display import display
-
-    html_img = figure_html(fig, alt)
-    display({"text/html": html_img, "text/plain": alt}, raw=True)
-    if name is not None:
-        if not re.fullmatch(r"fig-\d\d-[a-z0-9-]+", name):
-            raise ValueError(
-                f"Nombre de figura no válido: {name!r} (usa «fig-NN-descripcion»)"
-            )
-        _glue(name, _Figure(html_img, alt), display=False)

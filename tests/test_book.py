@@ -35,14 +35,14 @@ def test_glue_number_rejects_vectors():
         book.glue_number("v", [1.0, 2.0])
 
 
-def test_glue_without_myst_nb_shows_nothing_and_show_still_prints(monkeypatch, capsys):
+def test_glue_without_myst_nb_shows_nothing(monkeypatch, capsys):
     # En Colab o un JupyterHub no está myst-nb: pegar no debe romper el capítulo ni
-    # mostrar nada, y show() sigue imprimiendo el valor para el alumno.
+    # mostrar nada.
     monkeypatch.setitem(sys.modules, "myst_nb", None)
     book.glue_number("x", 1.5)
     book.glue_vector("v", [1.0, 2.0])
-    book.show("m", 1.00251, label="\u03bc")
-    assert capsys.readouterr().out == "\u03bc = 1.0025\n"
+    book.glue_sci("g", 2.7e-16)
+    assert capsys.readouterr().out == ""
 
 
 def test_glue_with_myst_nb_passes_a_python_float_or_formatted_text(monkeypatch):
@@ -89,41 +89,6 @@ def test_format_sci_writes_for_readers_and_parses_back():
     assert book.format_sci(-11372.65, 3) == "\u22121.14 \u00d7 10\u2074"
     assert book.parse_numbers(book.format_sci(2.7427e-16)) == [2.7e-16]
     assert book.parse_numbers("\u22121.14 \u00d7 10\u2074 y 3") == [-11400.0, 3.0]
-
-
-def test_show_prints_the_value_it_glues(capsys, monkeypatch):
-    glued = {}
-    monkeypatch.setattr(
-        book, "_glue", lambda name, value, display=False: glued.update({name: value})
-    )
-    book.show("media", 1.00251, label="\u03bc")
-    book.show("v", [1.0, -2.5])
-    book.show("g", 2.7427e-16, sci=True)
-    printed = capsys.readouterr().out.splitlines()
-    assert printed == [
-        "\u03bc = 1.0025",
-        "v = [1.000, \u22122.500]",
-        "g = 2.7 \u00d7 10\u207b\u00b9\u2076",
-    ]
-    assert glued == {"media": 1.00251, "v": "[1.000, \u22122.500]",
-                     "g": "2.7 \u00d7 10\u207b\u00b9\u2076"}
-
-
-def test_show_figure_with_name_glues_the_same_image(monkeypatch):
-    """Con ``name``, la figura se pega (para ``{glue:figure}``) con el mismo HTML."""
-    glued = {}
-    monkeypatch.setattr(book, "_glue", lambda n, v, display=False: glued.update({n: v}))
-    shown = []
-    monkeypatch.setattr("IPython.display.display", lambda b, raw=False: shown.append(b))
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1])
-    book.show_figure(fig, alt="Una recta.", name="fig-01-recta")
-    assert shown and "fig-01-recta" in glued
-    assert glued["fig-01-recta"]._repr_html_() == shown[0]["text/html"]
-    assert repr(glued["fig-01-recta"]) == "Una recta."
-    fig, _ = plt.subplots()
-    with pytest.raises(ValueError, match="Nombre de figura"):
-        book.show_figure(fig, alt="Otra.", name="Figura 1")
 
 
 def test_glue_figure_glues_the_image_with_its_alt_and_shows_nothing(monkeypatch):
