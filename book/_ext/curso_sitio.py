@@ -1,7 +1,7 @@
 """Extensión de Sphinx del curso: ajustes del sitio que pertenecen a la construcción.
 
 Vive con el libro, no en ``resnorm`` (la biblioteca del curso no depende de Sphinx):
-``_config.yml`` la carga con ``sphinx.local_extensions`` desde ``book/_ext/``. Hace
+``conf.py`` la carga (en ``extensions``) desde ``book/_ext/``. Hace
 siete cosas:
 
 1. **Interfaz en español.** Los catálogos de ``book/_ext/locale/es/LC_MESSAGES/*.po``
