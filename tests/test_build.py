@@ -335,3 +335,42 @@ def test_every_local_extension_in_book_ext_is_registered_in_conf_py():
     local = sorted(p.stem for p in (ROOT / "book" / "_ext").glob("*.py"))
     missing = [name for name in local if name not in conf["extensions"]]
     assert not missing, f"Añade a «extensions» de conf.py: {missing}"
+
+
+# --- make bench: presupuestos que fallan en voz alta ---------------------------------
+
+
+def test_bench_fails_loudly_when_a_figure_misses_its_budget(capsys):
+    from bench.__main__ import verdict
+
+    ok = [("Página", "book/intro.html", "300 KB", "≤ 700 KB", "✓"),
+          ("Notebook", "01", "9.0 s", "", "")]
+    assert verdict(ok, []) == 0
+    late = ("Primer widget", "notebooks/04_layernorm.html a 390 px", "1800 ms",
+            "≤ 1 s", "✗")
+    assert verdict([*ok, late], []) == 1
+    err = capsys.readouterr().err
+    assert "FUERA DE PRESUPUESTO" in err and "04_layernorm.html a 390 px" in err
+    assert verdict(ok, ["lighthouse_error"]) == 1
+
+
+def test_bench_cost_ratios_use_each_methods_best_run():
+    from bench import cost as bench_cost
+    from resnorm.cost import METHODS
+
+    def run(scale):
+        seconds = {"copy_into": 1.0, "copy_new": 1.1, "torch_layer_norm": 2.0,
+                   "torch_rms_norm": 3.0, "naive_layer_norm": 8.0,
+                   "naive_rms_norm": 5.0, "resnorm_layer_norm": 4.0,
+                   "resnorm_rms_norm": 4.0}
+        return [{"method": k, "shape": [4, 4], "cpu_s": seconds[k] * scale.get(k, 1)}
+                for k in METHODS]
+
+    best = bench_cost.best_of([run({"naive_layer_norm": 3}), run({})])
+    assert best["naive_layer_norm"]["cpu_s"] == 8.0
+    ratios = {r["name"]: r for r in bench_cost.ratios(best)}
+    assert all(r["ok"] for r in ratios.values()), ratios
+    # Una normalización casi tan rápida como copiar no cabe en el presupuesto.
+    copies = {k: dict(best[k], cpu_s=1.9) for k in ("copy_into", "copy_new")}
+    slow_copy = bench_cost.ratios({**best, **copies})
+    assert not next(r for r in slow_copy if "más rápida" in r["name"])["ok"]
