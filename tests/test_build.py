@@ -374,3 +374,25 @@ def test_bench_cost_ratios_use_each_methods_best_run():
     copies = {k: dict(best[k], cpu_s=1.9) for k in ("copy_into", "copy_new")}
     slow_copy = bench_cost.ratios({**best, **copies})
     assert not next(r for r in slow_copy if "más rápida" in r["name"])["ok"]
+
+
+def test_the_search_page_texts_of_this_sphinx_are_in_the_spanish_catalog():
+    """Cada texto que escribe la búsqueda de Sphinx (``searchtools.js``) está en
+    ``book/_ext/locale/es/LC_MESSAGES/sphinx.po``: al subir Sphinx, un texto que
+    cambia (Sphinx 8 pasó «page(s)» a singular y plural) se nota aquí, no como un
+    resumen vacío en la página de búsqueda."""
+    import sphinx
+
+    from curso_sitio import _js_messages
+
+    js = (Path(sphinx.__file__).parent / "themes" / "basic" / "static" /
+          "searchtools.js").read_text(encoding="utf-8")
+    texts = re.findall(r'\b(?:_|gettext|ngettext)\(\s*"([^"]+)"', js)
+    texts = [t for t in texts if any(c.isalpha() for c in t)]
+    assert "Search Results" in texts and len(texts) >= 5, texts
+    messages = _js_messages("es")
+    missing = [t for t in texts if t not in messages]
+    po = "book/_ext/locale/es/LC_MESSAGES/sphinx.po"
+    assert not missing, f"Traduce en {po}: {missing}"
+    plural = messages["Search finished, found one page matching the search query."]
+    assert isinstance(plural, list) and "${resultCount}" in plural[1]
