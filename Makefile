@@ -43,7 +43,7 @@ $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
 	touch $@
 
 # JupyterLab, en su propio entorno $(LAB_VENV): fuera de $(VENV), porque sus
-# dependencias alargan cada «jupyter-book build». Su núcleo es el Python de $(VENV)
+# dependencias alargan cada construcción del libro. Su núcleo es el Python de $(VENV)
 # (con resnorm): el kernelspec «python3» de $(LAB_KERNELS) apunta a él.
 export LAB_VENV := $(VENV)-lab
 LAB_KERNELS := $(LAB_VENV)/share/resnorm
@@ -116,7 +116,7 @@ ENGINE_STAMP := _build/.engine-hash
 # La marca de la última ejecución completa, dentro de la caché (se va con ella): si
 # ningún notebook es más nuevo, ni se arranca el ejecutor (≈ 1 s de cada «make book»
 # sin cambios). La marca se toma antes de ejecutar: un notebook editado mientras
-# tanto queda más nuevo. Si un notebook cambia sin cambiar su fecha, jupyter-book no lo
+# tanto queda más nuevo. Si un notebook cambia sin cambiar su fecha, myst-nb no lo
 # encuentra en la caché y lo ejecuta él: más lento, nunca viejo.
 EXECUTED := $(CACHE)/.notebooks-ejecutados
 BOOK_LOG := _build/book.log
@@ -131,7 +131,10 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 SLOW_FIRST := 10 09 01 11 06 07 12
 NOTEBOOKS_BY_COST := $(foreach n,$(SLOW_FIRST),$(filter notebooks/$(n)_%,$(NOTEBOOKS))) \
   $(filter-out $(foreach n,$(SLOW_FIRST),notebooks/$(n)_%),$(NOTEBOOKS))
-JB_FLAGS ?= -W -n --keep-going --quiet
+# La construcción estricta: todo aviso es un error (-W), también las referencias
+# rotas (-n), y se ven todos antes de fallar (--keep-going). SPHINX_FLAGS sin -W:
+# la copia mínima de tests/test_build.py.
+SPHINX_FLAGS ?= -W -n --keep-going --quiet
 
 .PHONY: engine-hash book-step check lint
 engine-hash:
@@ -142,8 +145,8 @@ book: deps vendor
 
 # El paso del libro, sin instalar nada (lo usa también el banco de medidas):
 # 1. si el motor cambió, caché fuera; 2. los notebooks pendientes se ejecutan en
-# paralelo (un proceso por núcleo) en la misma caché que lee jupyter-book; 3. la
-# construcción estricta, con su registro en $(BOOK_LOG). Si falla, se borra el entorno
+# paralelo (un proceso por núcleo) en la misma caché que lee myst-nb; 3. la
+# construcción estricta (sphinx-build, con conf.py), con su registro en $(BOOK_LOG). Si falla, se borra el entorno
 # de Sphinx: la siguiente construcción vuelve a leerlo todo y repite los avisos.
 .PHONY: execute
 execute:
@@ -168,16 +171,16 @@ execute:
 	  -e 's/Successful:/ejecutado:/; s/Excepted:/con error:/' || true
 
 book-step: execute
-	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) 2>&1 \
+	$(VENV)/bin/sphinx-build -b html . $(HTML) -d _build/.doctrees $(SPHINX_FLAGS) 2>&1 \
 	  | tee $(BOOK_LOG) || { rm -f _build/.doctrees/environment.pickle; exit 1; }
 	@echo
-	@echo "Libro construido en $(HTML)/index.html"
+	@echo "Libro construido en $(HTML)/index.html" | tee -a $(BOOK_LOG)
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
 # Las pruebas, en dos tandas: casi todas en varios procesos a la vez (pytest-xdist;
-# cada módulo en un proceso, ver tests/conftest.py), y después, solas, las que miden
-# tiempos o reconstruyen _build (marca «serial»). Si la primera falla, la segunda se
-# ejecuta igual y la orden falla al final. Las pruebas del navegador pasan casi todo el
+# cada módulo en un proceso, ver tests/conftest.py), y después, sola, la que reconstruye
+# _build (marca «serial»). Si la primera falla, la segunda se ejecuta igual y la orden
+# falla al final. Ninguna depende de la velocidad de la máquina: eso es «make bench». Las pruebas del navegador pasan casi todo el
 # tiempo esperando a Chromium: con dos núcleos, tres procesos los mantienen ocupados
 # (TEST_WORKERS; con cuatro, la tanda tardaba 335 s en lugar de 288: los navegadores se
 # quitaban CPU); las de «make check» solo calculan, y van en dos (PYTEST_WORKERS).
@@ -222,6 +225,10 @@ lint: test-deps
 serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
 
+# Lo que depende de la velocidad de la máquina (Lighthouse, cuándo aparece un widget,
+# tiempos de construcción y de cálculo), contra su presupuesto: falla si alguna cifra
+# no lo cumple (bench/__main__.py). Mide el sitio de _build/html y, en una copia
+# temporal, tres construcciones en frío.
 bench: deps vendor test-deps
 	$(PY) -m bench
 

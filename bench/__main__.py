@@ -1,4 +1,12 @@
-"""``python -m bench``: mide, escribe ``bench/results.json`` e imprime una tabla.
+"""``python -m bench`` («make bench»): mide lo que depende de la velocidad de la
+máquina, escribe ``bench/results.json``, imprime una tabla con el presupuesto de cada
+cifra y sale con error (1) si alguna no lo cumple o una sección falla.
+
+Lo que es verdad en cualquier máquina lo comprueba «make test»; lo de aquí no:
+Lighthouse en cada página (rendimiento ≥ 90, mediana de 3), el primer widget visible
+≤ 1 s después de DOMContentLoaded y sin empujar el texto, la latencia de cada widget,
+los cocientes de tiempos del apéndice, la construcción en frío y en caliente (y su CPU)
+y el peso de cada página.
 
 Uso::
 
@@ -25,14 +33,16 @@ from datetime import datetime
 from pathlib import Path
 
 from bench import build as build_mod
+from bench import cost as cost_mod
 from bench import lighthouse as lighthouse_mod
 from bench import pages as pages_mod
 from bench import report
+from bench import widget_load as widget_load_mod
 from bench import widgets as widgets_mod
 from bench.server import serve
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("build", "pages", "widgets", "cost", "lighthouse")
+SECTIONS = ("build", "pages", "widgets", "widget_load", "cost", "lighthouse")
 
 
 def log(message: str) -> None:
@@ -44,7 +54,7 @@ def parse_args(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sections", default=",".join(SECTIONS),
                    help="secciones separadas por comas "
-                   "(build,pages,widgets,cost,lighthouse)")
+                   "(" + ",".join(SECTIONS) + ")")
     p.add_argument("--cold-runs", type=int, default=3)
     p.add_argument("--warm-runs", type=int, default=3)
     p.add_argument("--events", type=int, default=120,
@@ -106,35 +116,6 @@ def machine() -> dict:
     }
 
 
-def cost_section(shapes, repeats) -> list[dict]:
-    from resnorm.cost import measure_norms, rows_by_method
-
-    blocks = []
-    for shape in shapes:
-        log(f"  coste de normalizar {shape}…")
-        rows = measure_norms(shape, repeats=repeats, seed=0)
-        by = rows_by_method(rows)
-
-        def ratio(a, b):
-            return by[a]["cpu_s"] / by[b]["cpu_s"]
-
-        blocks.append({
-            "shape": list(shape),
-            "rows": rows,
-            "ratios": {
-                "resnorm.layer_norm / F.layer_norm":
-                    ratio("resnorm_layer_norm", "torch_layer_norm"),
-                "F.rms_norm / F.layer_norm":
-                    ratio("torch_rms_norm", "torch_layer_norm"),
-                "RMSNorm ingenua / LayerNorm ingenua":
-                    ratio("naive_rms_norm", "naive_layer_norm"),
-                "F.layer_norm / copia a un búfer":
-                    ratio("torch_layer_norm", "copy_into"),
-            },
-        })
-    return blocks
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     results: dict = {"machine": machine(), "args": {
@@ -164,9 +145,10 @@ def main(argv=None) -> int:
             if "error" not in built:
                 html_dir = Path(built["html"])
         if "cost" in args.sections:
-            results["cost"] = section("cost", lambda: cost_section(
-                args.shapes, args.cost_repeats))
-        browser_sections = [s for s in ("pages", "widgets") if s in args.sections]
+            results["cost"] = section("cost", lambda: cost_mod.bench_cost(
+                args.shapes, args.cost_repeats, log=log))
+        browser_sections = [s for s in ("pages", "widgets", "widget_load")
+                            if s in args.sections]
         if browser_sections:
             if not (html_dir / "index.html").exists():
                 log(f"No hay sitio construido en {html_dir}: ejecuta «make book».")
@@ -191,7 +173,7 @@ def main(argv=None) -> int:
     results["machine"]["loadavg_end"] = os.getloadavg()
     results["total_seconds"] = time.perf_counter() - started
     # una sección con error no es una lista
-    for key in ("pages", "widgets", "cost", "lighthouse"):
+    for key in ("pages", "widgets", "widget_load", "cost", "lighthouse"):
         if isinstance(results.get(key), dict):
             results[f"{key}_error"] = results.pop(key)["error"]
     Path(args.output).write_text(json.dumps(results, indent=1, ensure_ascii=False),
@@ -200,13 +182,28 @@ def main(argv=None) -> int:
     print(f"Máquina: {load['cpus']} CPU ({load['cpu_model']}); carga media (1 min) "
           f"{load['loadavg_start'][0]:.1f} al empezar, {load['loadavg_end'][0]:.1f} al "
           f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
-    rows = report.rows_for(results) + lighthouse_mod.rows_for(results)
+    rows = (report.rows_for(results) + widget_load_mod.rows_for(results)
+            + cost_mod.rows_for(results) + lighthouse_mod.rows_for(results))
     print(report.table(rows))
-    errors = [k for k in results if k.endswith("_error")]
-    if errors:
-        print("Secciones con error: " + ", ".join(errors) + " (ver el JSON)")
     print(f"Resultados completos en {args.output}")
-    return 0
+    return verdict(rows, [k for k in results if k.endswith("_error")])
+
+
+def verdict(rows, errors: list[str]) -> int:
+    """0 si todo cumple su presupuesto; si no, lo dice bien visible y devuelve 1."""
+    missed = report.missed(rows)
+    if not missed and not errors:
+        print("Todo dentro de presupuesto.")
+        return 0
+    bar = "=" * 78
+    print(bar, file=sys.stderr)
+    print(f"FUERA DE PRESUPUESTO: {len(missed)} cifras"
+          + (f"; secciones con error: {', '.join(errors)} (ver el JSON)"
+             if errors else ""), file=sys.stderr)
+    for sec, what, value, goal, _ in missed:
+        print(f"  ✗ {sec}: {what}: {value} (presupuesto {goal})", file=sys.stderr)
+    print(bar, file=sys.stderr)
+    return 1
 
 
 def run_browser(args, results, html_dir: Path, sections, section) -> None:
@@ -222,6 +219,10 @@ def run_browser(args, results, html_dir: Path, sections, section) -> None:
                 results["pages"] = section("pages", lambda: pages_mod.bench_pages(
                     browser, site_url, html_dir, log))
                 results["stray_pages"] = pages_mod.stray_pages(html_dir)
+            if "widget_load" in sections:
+                results["widget_load"] = section(
+                    "widget_load", lambda: widget_load_mod.bench_widget_load(
+                        browser, site_url, html_dir, pages, log))
             if "widgets" in sections:
                 results["widgets"] = section(
                     "widgets",

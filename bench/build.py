@@ -4,8 +4,8 @@ Todo ocurre en una copia temporal del repositorio, para no tocar el ``_build`` d
 nadie: «en frío» es sin ``_build`` (caché de ejecución vacía, todos los notebooks se
 ejecutan); «en caliente» es volver a construir sin cambios, o después de tocar una
 página markdown. La orden es el paso del libro de ``make book`` (``make book-step``:
-huella del motor, notebooks en paralelo con jupyter-cache y ``jupyter-book build -W
--n --keep-going``), con el entorno ``.venv`` de este repositorio; los pasos ``deps`` y
+huella del motor, notebooks en paralelo con jupyter-cache y ``sphinx-build -W -n
+--keep-going``), con el entorno ``.venv`` de este repositorio; los pasos ``deps`` y
 ``vendor`` no hacen nada cuando ya están al día y no se cuentan. Cada construcción
 anota el reloj y el tiempo de CPU (usuario + sistema de todos sus procesos): en una
 máquina cargada, la CPU dice cuánto trabajo hubo y el reloj cuánto se esperó.
@@ -141,7 +141,7 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
     """
     tmp = Path(tempfile.mkdtemp(prefix="resnorm-bench-"))
     work = copy_repo(tmp / "repo")
-    cold, cold_cpu, warm_noop, warm_touch, runs = [], [], [], [], []
+    cold, cold_cpu, warm_noop, warm_noop_cpu, warm_touch, runs = [], [], [], [], [], []
     per_notebook: dict[str, list[float]] = {}
     for i in range(cold_runs):
         shutil.rmtree(work / "_build", ignore_errors=True)
@@ -158,6 +158,7 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
         run = run_build(work, lock_path)
         runs.append({"kind": "warm_noop", **run})
         warm_noop.append(run["seconds"])
+        warm_noop_cpu.append(run["cpu_s"])
         touched = touch_page(work)
         log(f"  construcción en caliente {i + 1}/{warm_runs} ({touched} tocada)…")
         run = run_build(work, lock_path)
@@ -175,6 +176,8 @@ def bench_build(cold_runs: int = 3, warm_runs: int = 3, lock_path: str | None = 
         "cold_median_s": median(cold),
         "cold_cpu_median_s": median(cold_cpu),
         "warm_noop_median_s": median(warm_noop),
+        "warm_noop_cpu_s": warm_noop_cpu,
+        "warm_noop_cpu_median_s": median(warm_noop_cpu),
         "warm_touch_median_s": median(warm_touch),
         "touched_page": touched,
         "notebooks": {k: median(v) for k, v in sorted(per_notebook.items())},

@@ -25,17 +25,16 @@ BUILD_FIXTURES = {"executed_notebooks", "built_site", "site_url"}
 BROWSER_FIXTURES = {"browser", "page_factory"}
 
 
-# Pruebas que miden tiempos o reconstruyen _build: en «make test» corren solas, después
-# de las demás (``-m serial``), para que el otro proceso de pytest-xdist no les robe
-# núcleo (Lighthouse, la aparición de los widgets, el ancho de banda) ni
-# lea el sitio mientras «make book» lo reescribe (la reconstrucción en caliente).
-SERIAL_MODULES = {"test_lighthouse.py"}
+# Pruebas que reconstruyen _build: en «make test» corren solas, después de las demás
+# (``-m serial``), para que ninguna otra lea el sitio mientras «make book» lo reescribe
+# (la reconstrucción en caliente). Ninguna prueba mide tiempos: lo que depende de la
+# velocidad de la máquina (Lighthouse, cuándo aparece un widget, los cocientes de
+# tiempos, la CPU de una reconstrucción) lo mide «make bench» (bench/).
+SERIAL_MODULES: set[str] = set()
 SERIAL_TESTS = {
-    "test_widgets_show_within_a_second_of_domcontentloaded",
-    "test_widgets_appearing_do_not_push_the_text",
-    "test_warm_rebuild_reuses_the_cache_and_takes_under_10_cpu_seconds",
+    "test_warm_rebuild_reuses_the_cache_and_starts_no_executor",
 }
-SERIAL_FIXTURES = {"runs"}  # tests/test_cost.py: las medidas de tiempo de cada receta
+SERIAL_FIXTURES: set[str] = set()
 
 
 @pytest.hookimpl(optionalhook=True)

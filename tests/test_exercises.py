@@ -216,8 +216,8 @@ def test_the_site_style_sheet_swaps_the_two_views():
                      rules)
     # Con código en vivo (Thebe) la salida nueva sale de un núcleo: se ve la de verdad.
     assert ".jp-OutputArea .resnorm-exercise-pending .resnorm-feedback-kernel" in rules
-    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    assert re.search(r"html_css_files:.*css/ejercicios\.css", config)
+    config = (ROOT / "conf.py").read_text(encoding="utf-8")
+    assert re.search(r"html_css_files = .*css/ejercicios\.css", config)
 
 
 # --- Los notebooks, ejecutados -------------------------------------------------------

@@ -161,7 +161,7 @@ def test_katex_fonts_are_vendored_woff2_only(built_site):
 
 def test_nothing_references_mathjax_any_more():
     """Ni la configuración ni el JavaScript del sitio usan MathJax."""
-    config = [ROOT / "_config.yml", ROOT / "Makefile", ROOT / "package.json"]
+    config = [ROOT / "conf.py", ROOT / "Makefile", ROOT / "package.json"]
     hits = [p.name for p in config
             if "mathjax" in p.read_text(encoding="utf-8").lower()]
     code = re.compile(r"MathJax\s*[.\[(]|window\.MathJax|vendor/mathjax")

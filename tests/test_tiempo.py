@@ -118,10 +118,9 @@ def test_landing_and_how_to_pages_type_no_minutes():
 
 
 def test_extension_is_registered_in_config():
-    import yaml
+    import runpy
 
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    assert config["sphinx"]["local_extensions"]["tiempo_lectura"] == "book/_ext"
+    assert "tiempo_lectura" in runpy.run_path(str(ROOT / "conf.py"))["extensions"]
 
 
 # --- Sobre el libro construido -------------------------------------------------------

@@ -1,7 +1,7 @@
 """Extensión de Sphinx del curso: ajustes del sitio que pertenecen a la construcción.
 
 Vive con el libro, no en ``resnorm`` (la biblioteca del curso no depende de Sphinx):
-``_config.yml`` la carga con ``sphinx.local_extensions`` desde ``book/_ext/``. Hace
+``conf.py`` la carga (en ``extensions``) desde ``book/_ext/``. Hace
 siete cosas:
 
 1. **Interfaz en español.** Los catálogos de ``book/_ext/locale/es/LC_MESSAGES/*.po``
@@ -108,8 +108,10 @@ def _install_catalogs(app, config) -> None:
             app.translator = ours  # el que usan las plantillas Jinja (``_()``)
 
 
-def _js_messages(language: str) -> dict[str, str]:
-    """Los mensajes del catálogo ``sphinx`` para ``Documentation.addTranslations``."""
+def _js_messages(language: str) -> dict[str, str | list[str]]:
+    """Los mensajes del catálogo ``sphinx`` para ``Documentation.addTranslations``: un
+    mensaje con plural, con la forma singular como clave y la lista de sus formas
+    (``Documentation.ngettext`` elige con ``plural_expr``)."""
     po = LOCALE_DIR / language / "LC_MESSAGES" / "sphinx.po"
     if not po.exists():
         return {}
@@ -117,7 +119,15 @@ def _js_messages(language: str) -> dict[str, str]:
 
     with po.open("rb") as handle:
         catalog = read_po(handle)
-    return {m.id: m.string for m in catalog if m.id and m.string}
+    messages: dict[str, str | list[str]] = {}
+    for m in catalog:
+        if not m.id or not m.string:
+            continue
+        if isinstance(m.id, tuple):
+            messages[m.id[0]] = list(m.string)
+        else:
+            messages[m.id] = m.string
+    return messages
 
 
 def _register_js_translations(app) -> None:

@@ -210,6 +210,21 @@ def _write_purged(app, exception) -> None:
     _inline_basic(outdir, used)
 
 
+def _forget_purged(app, exception) -> None:
+    """Borra las hojas de extensión que recortó la construcción anterior.
+
+    myst-nb copia su hoja al terminar (``build-finished``) sin sobrescribir: desde
+    Sphinx 8, si ya hay otro contenido en el destino (la copia recortada), no la copia
+    y avisa (``misc.copy_overwrite``), y con ``-W`` la reconstrucción falla. Sin la
+    recortada, myst-nb copia la original y ``_write_purged`` la recorta otra vez."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for pattern in EXTENSION_SHEETS:
+        for target in (Path(app.outdir) / "_static").glob(pattern):
+            if target.read_text(encoding="utf-8").startswith(_PURGED):
+                target.unlink()
+
+
 # ``styles/theme.css`` del tema solo contiene ``@import "../basic.css"``: el navegador
 # no descubre basic.css hasta recibir theme.css, un viaje de ida y vuelta más antes del
 # primer dibujo. Se escribe en theme.css la hoja de Sphinx misma, recortada como la del
@@ -787,6 +802,8 @@ def setup(app) -> dict[str, Any]:
     app.connect("build-finished", _write_theme_js, priority=940)
     app.connect("build-finished", _write_image_sizes, priority=940)
     app.connect("html-page-context", _preload_icons, priority=980)
+    # Antes que la copia de myst-nb (prioridad 500) y que el recorte (950).
+    app.connect("build-finished", _forget_purged, priority=400)
     app.connect("build-finished", _write_purged, priority=950)
     app.connect("build-finished", _write_bundles, priority=960)
     app.connect("html-page-context", _defer_scripts, priority=990)

@@ -1,0 +1,135 @@
+# La configuración de Sphinx del libro «Residual y LayerNorm».
+#
+# Aquí está la construcción: extensiones, tema, numeración, KaTeX, idioma. Los ajustes
+# de publicación que cambia quien mantiene el curso (título, repositorio y rama, botones
+# de lanzamiento, ejecución de los notebooks) viven en _config.yml y este archivo los
+# lee de allí (README.md, «Publicar y lanzar»). El índice del libro es _toc.yml
+# (sphinx-external-toc). «make book» construye con sphinx-build -W -n --keep-going.
+#
+# Partió de «jupyter-book config sphinx .» (Jupyter Book 1.0.4); ya no depende de
+# jupyter-book: lo que añadía su orden lo dice cada ajuste de aquí.
+
+import sys
+from pathlib import Path
+
+import yaml
+
+RAIZ = Path(__file__).resolve().parent
+PUBLICACION = yaml.safe_load((RAIZ / "_config.yml").read_text(encoding="utf-8"))
+REPOSITORIO = PUBLICACION["repository"]
+EJECUCION = PUBLICACION["execute"]
+
+# -- El proyecto ----------------------------------------------------------------------
+
+project = html_title = PUBLICACION["title"]
+author = PUBLICACION["author"]
+copyright = str(PUBLICACION["copyright"])
+language = "es"
+
+# -- Extensiones ----------------------------------------------------------------------
+
+# Las extensiones propias del libro viven en book/_ext (no en resnorm, que no depende
+# de Sphinx). Para añadir una: el archivo en book/_ext y su nombre en la lista de abajo.
+sys.path.insert(0, str(RAIZ / "book" / "_ext"))
+
+extensions = [
+    "sphinx_togglebutton",
+    "sphinx_copybutton",
+    "myst_nb",  # MyST y notebooks; las salidas salen de la caché de ejecución
+    "sphinx_thebe",  # «Código en vivo»
+    "sphinx_external_toc",  # el índice, de _toc.yml
+    "sphinx_design",
+    "sphinx_book_theme",
+    "sphinx_exercise",
+    "sphinxcontrib.bibtex",
+    # Las del libro (book/_ext):
+    "curso_sitio",  # interfaz en español, búsqueda, iconos, lanzamientos
+    "curso_estadisticas",  # la página de estadísticas de ejecución
+    "tiempo_lectura",  # el tiempo de cada capítulo
+    "quiz_progress",
+    "math_katex",  # fórmulas dibujadas al construir
+    "tema_ligero",
+    # Numeración de capítulos seguida entre las partes de _toc.yml («numbered: true»);
+    # la última, como la cargaba jupyter-book.
+    "sphinx_multitoc_numbering",
+]
+
+# -- Fuentes e índice -----------------------------------------------------------------
+
+external_toc_path = "_toc.yml"
+# Se construye también lo que no está en _toc.yml: book/estadisticas.md (para quien
+# mantiene el curso) queda fuera del índice del lector («orphan»), pero se publica.
+external_toc_exclude_missing = False
+exclude_patterns = [
+    "_build", ".venv*", "node_modules", ".pytest_cache", ".hypothesis", "tests",
+    "bench", "binder", "_assets", "tools", "README.md", "book/_ext",
+    "book/figuras/FIGURAS.md", "**.ipynb_checkpoints", ".DS_Store", "Thumbs.db",
+]
+
+# MyST: las extensiones de sintaxis que usan los capítulos.
+myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "substitution",
+                          "deflist"]
+myst_url_schemes = ["mailto", "http", "https"]
+myst_substitutions = PUBLICACION["enlaces"]
+
+# -- Ejecución de los notebooks (myst-nb + jupyter-cache) -----------------------------
+
+# «make book» ejecuta antes los notebooks pendientes, en paralelo, en esta misma caché
+# (tools/ejecutar_notebooks.py); Sphinx solo lee de ella.
+nb_execution_mode = EJECUCION["execute_notebooks"]
+nb_execution_cache_path = EJECUCION["cache"]
+nb_execution_timeout = EJECUCION["timeout"]
+nb_execution_allow_errors = EJECUCION["allow_errors"]
+nb_execution_in_temp = EJECUCION["run_in_temp"]
+nb_execution_excludepatterns = []
+nb_output_stderr = EJECUCION["stderr_output"]
+nb_merge_streams = True
+# Los widgets del curso (anywidget) se dibujan sin núcleo con un cargador propio de
+# pocos KB (_assets/js/widgets-estaticos.js), no con el gestor completo de
+# @jupyter-widgets (embed-amd.js, unos 900 KB comprimido). Solo en páginas con widgets.
+nb_ipywidgets_js = {"js/widgets-estaticos.js": {}}
+
+# -- Numeración y referencias ---------------------------------------------------------
+
+numfig = True
+numfig_format = {"figure": "Figura %s —", "table": "Tabla %s —"}
+# El apéndice numera sus figuras aparte: «Figura A.1» (book/_ext/curso_sitio.py).
+curso_prefijo_figuras = {"notebooks/12_cuanto_cuesta_normalizar": "A"}
+nitpicky = True
+nitpick_ignore_regex = [("py:.*", r"(numpy|np|torch)\..*")]
+suppress_warnings = []
+bibtex_bibfiles = ["book/referencias.bib"]
+bibtex_reference_style = "author_year"
+
+# -- HTML -----------------------------------------------------------------------------
+
+html_theme = "sphinx_book_theme"
+html_favicon = "_assets/favicon.svg"
+html_static_path = ["_assets"]
+html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css"]
+html_show_sourcelink = True
+# El botón de descarga enlaza la fuente tal cual (notebooks/x.ipynb, no x.ipynb.txt).
+html_sourcelink_suffix = ""
+html_context = {"default_mode": "auto"}
+pygments_style = "sphinx"
+
+html_theme_options = {
+    # Interfaz en español (el resto de textos del tema: book/_ext/locale/es/*.po).
+    "search_bar_text": "Buscar en el curso…",
+    "home_page_in_toc": True,
+    "extra_footer": "",
+    "use_download_button": True,
+    # Publicación (_config.yml): el repositorio, su rama y los destinos de lanzamiento.
+    # Un destino vacío no se muestra (curso_sitio.configure_launch_targets).
+    "repository_url": REPOSITORIO["url"],
+    "repository_branch": REPOSITORIO["branch"],
+    "path_to_docs": REPOSITORIO.get("path_to_book", ""),
+    "use_repository_button": bool(REPOSITORIO["url"]),
+    "launch_buttons": PUBLICACION["launch_buttons"],
+}
+
+# Fórmulas dibujadas al construir con KaTeX (book/_ext/math_katex.py): HTML y MathML en
+# la página, sin JavaScript de matemáticas; la hoja y las fuentes, vendorizadas.
+html_math_renderer = "katex"
+katex_prerender = True
+katex_css_path = "vendor/katex/katex.min.css"
