@@ -9,8 +9,9 @@ En el sitio construido (``_build/html``), para cada capítulo:
 * cada referencia de la prosa (``{numref}`Figura %s <fig-…>```) lleva a una figura que
   existe y dice su mismo número; ninguna queda como texto «Figura %s» ni rota.
 
-Los capítulos numerados (01 a 11) dan N por su nombre de archivo; en las páginas sin
-número (portada, apéndice) una figura lleva solo «Figura M —».
+N es el número que el libro da al capítulo: el de su lugar en las partes numeradas de
+``_toc.yml`` (``chapter_numbers`` en tests/helpers.py), no el de su nombre de archivo;
+en las páginas sin número (portada, apéndice) una figura lleva solo «Figura M —».
 """
 
 from __future__ import annotations
@@ -21,14 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BUILD_HTML, html_pages
+from tests.helpers import BUILD_HTML, chapter_numbers, html_pages
 
 pytestmark = pytest.mark.build
 
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
-# Un capítulo numerado: notebooks/NN_nombre.html con NN de 01 a 11 (el 12 es apéndice).
-CHAPTER = re.compile(r"notebooks/(\d\d)_[\w-]+\.html")
-NUMBERED = range(1, 12)
+# Página construida → número de su capítulo (los de las partes numeradas de _toc.yml).
+NUMBERED = {f"{doc}.html": n for doc, n in chapter_numbers().items()}
 CAPTION = re.compile(r"^Figura (?:(\d+|[A-Z])\.)?(\d+) — \S")
 SVG_FIGURE = re.compile(r"(?:^|/)(?:figuras|_images)/[\w.-]+\.svg$")
 
@@ -44,10 +44,7 @@ def _soup(rel: str):
 
 def _chapter(rel: str) -> int | None:
     """El número del capítulo de la página, o None si la página no va numerada."""
-    match = CHAPTER.fullmatch(rel)
-    if match and int(match.group(1)) in NUMBERED:
-        return int(match.group(1))
-    return None
+    return NUMBERED.get(rel)
 
 
 def _article(soup):

@@ -143,3 +143,39 @@ def test_hide_input_cells_hold_learner_code(path):
         and not holds_learner_code("".join(c["source"]))
     ]
     assert not empty, f"{path.name}: celdas hide-input sin código del curso: {empty}"
+
+
+def test_chapter_numbers_follow_the_numbered_parts_of_the_toc(tmp_path):
+    from tests.helpers import chapter_numbers
+
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(
+        "format: jb-book\nroot: intro\nparts:\n"
+        "  - caption: Empieza\n    chapters:\n      - file: como-usar\n"
+        "  - caption: Uno\n    numbered: true\n    chapters:\n"
+        "      - file: a\n        sections:\n          - file: a1\n"
+        "      - file: b\n"
+        "  - caption: Dos\n    numbered: true\n    chapters:\n      - file: c\n"
+        "  - caption: Apéndices\n    chapters:\n      - file: z\n",
+        encoding="utf-8",
+    )
+    assert chapter_numbers(toc) == {"a": 1, "b": 2, "c": 3}
+
+
+def test_a_numbered_chapter_file_starts_with_its_number():
+    # El número de un capítulo es su lugar en _toc.yml; el nombre del archivo lo
+    # repite (NN_…), igual que resnorm/exercises/chNN.py y tests/test_exercises_chNN.py.
+    from tests.helpers import chapter_numbers
+
+    numbers = chapter_numbers()
+    assert numbers, "_toc.yml no tiene ninguna parte con «numbered: true»"
+    wrong = [
+        f"{doc}: es el capítulo {n} según _toc.yml, pero su nombre empieza por "
+        f"«{doc.rsplit('/', 1)[-1][:3]}»"
+        for doc, n in numbers.items()
+        if not doc.rsplit("/", 1)[-1].startswith(f"{n:02d}_")
+    ]
+    assert not wrong, (
+        "\n".join(wrong) + "\nRenombra el notebook a NN_nombre.ipynb con NN su número "
+        "(y en _toc.yml), o ponlo en su lugar en _toc.yml."
+    )
