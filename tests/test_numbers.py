@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from resnorm.examples import VECTOR
 from tests import numbers
 from tests.helpers import ROOT, execute_notebook, notebook_paths
 
@@ -95,7 +96,7 @@ def test_harness_fails_on_a_wrong_epsilon():
     from resnorm import layer_norm
     from resnorm.book import format_vector
 
-    x = [0.80, 0.95, 0.93, 1.33]
+    x = list(VECTOR)
     spec = {"value": [-1.024365, -0.265576, -0.366748, 1.656689], "tol": 5e-4,
             "source": "resnorm con eps=1e-5"}
     good = format_vector(layer_norm(x, eps=1e-5), 3)
@@ -106,7 +107,7 @@ def test_harness_fails_on_a_wrong_epsilon():
 
 
 def test_harness_fails_on_sigma_rounded_before_dividing():
-    x = [0.80, 0.95, 0.93, 1.33]
+    x = list(VECTOR)
     mu = sum(x) / 4
     slipped = [(v - mu) / 0.198 for v in x]  # σ redondeada a 0.198 antes de dividir
     spec = {"value": [-1.024496, -0.265610, -0.366795, 1.656901], "tol": 5e-4,

@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 
 from resnorm.quiz import Choice, Mistake, Numeric, Option, Quiz, bank, question_state
+from resnorm.examples import VECTOR
 
 QUIZ_DIR = Path(bank.__file__).resolve().parent
 NODE = shutil.which("node")
-X = np.array([0.80, 0.95, 0.93, 1.33])
+X = np.array(VECTOR)
 
 
 def _numeric(qid):
