@@ -27,7 +27,9 @@ def test_expected_file_only_names_existing_notebooks():
     stems = {p.stem for p in NOTEBOOKS}
     unknown = sorted(set(EXPECTED) - stems)
     assert not unknown, (
-        f"expected_values.toml nombra notebooks que no están en el libro: {unknown}"
+        f"tests/expected_values.toml tiene secciones de notebooks que no están en "
+        f"_toc.yml: {unknown}. Cada sección se llama como el notebook sin .ipynb "
+        "([\"04_layernorm\"]): renómbrala, o añade el notebook a _toc.yml"
     )
 
 
@@ -39,7 +41,11 @@ def test_every_expected_entry_has_a_tolerance_and_a_source():
         if ("value" in spec and "tol" not in spec) or not spec.get("source")
         or ("value" not in spec and "text" not in spec)
     ]
-    assert not bad, f"Entradas sin valor, tolerancia o fuente: {bad}"
+    assert not bad, (
+        f"tests/expected_values.toml: entradas sin valor, tolerancia o fuente: {bad}. "
+        "Cada una es «nombre = { value = …, tol = …, source = \"de dónde sale\" }» "
+        "(o { text = \"…\", source = … } para un texto)"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -79,13 +85,18 @@ def test_prose_has_no_hand_typed_results(rel, text):
     ]
     assert not found, (
         f"{rel}: números escritos a mano en la prosa: {sorted(set(found))}. "
-        "Pégalos con glue o, si son datos de entrada, justifícalos en "
-        "allowed_numbers.toml"
+        "Pégalos con glue (glue_number, glue_vector… de resnorm.book, con su valor "
+        "en tests/expected_values.toml) o, si son datos de entrada, justifícalos en "
+        "tests/allowed_numbers.toml (file, numbers y why)"
     )
 
 
 def test_every_allow_list_entry_is_justified():
-    assert all(entry.get("why", "").strip() for entry in ALLOWED)
+    unjustified = [entry for entry in ALLOWED if not entry.get("why", "").strip()]
+    assert not unjustified, (
+        f"tests/allowed_numbers.toml: entradas sin «why» (por qué ese número va "
+        f"escrito a mano): {unjustified}"
+    )
 
 
 # --- El arnés detecta errores ------------------------------------------------------
