@@ -29,6 +29,15 @@ pytestmark = pytest.mark.build
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
 # Página construida → número de su capítulo (los de las partes numeradas de _toc.yml).
 NUMBERED = {f"{doc}.html": n for doc, n in chapter_numbers().items()}
+# Cómo se da a una figura su número y su pie (lo repiten los mensajes de fallo).
+HOW_TO_CAPTION = (
+    "Una figura de matplotlib se pega con glue_figure(\"fig-NN-nombre\", fig, alt=…) "
+    "(resnorm/book.py) en una celda oculta, y la celda de texto siguiente la muestra "
+    "con ```{glue:figure} fig-NN-nombre``` y, dentro, «:name: fig-NN-nombre» y una "
+    "línea de pie; un diagrama de book/figuras, con ```{figure} ../book/figuras/x.svg"
+    "```, su :name: y su pie. Sphinx pone «Figura N.M —»: N sale del lugar del "
+    "capítulo en _toc.yml; NN, en el nombre, es ese mismo número."
+)
 CAPTION = re.compile(r"^Figura (?:(\d+|[A-Z])\.)?(\d+) — \S")
 SVG_FIGURE = re.compile(r"(?:^|/)(?:figuras|_images)/[\w.-]+\.svg$")
 
@@ -120,7 +129,7 @@ def test_every_figure_has_a_numbered_spanish_caption(rel):
         if chapter is None and n is not None and not n.isalpha():
             problems.append(f"«{text[:20]}» en una página sin número")
         numbers.append(m)
-    assert not problems, f"{rel}:\n" + "\n".join(problems)
+    assert not problems, f"{rel}:\n" + "\n".join(problems) + "\n" + HOW_TO_CAPTION
     assert numbers == list(range(1, len(numbers) + 1)), (
         f"{rel}: figuras numeradas {numbers}, no 1, 2, 3…"
     )
