@@ -46,7 +46,10 @@ def test_every_chapter_has_at_least_three_questions():
         key: sum(len(qs) for qs in bank.chapter(key).values())
         for key in bank.chapters()
     }
-    assert all(n >= 3 for n in counts.values()), counts
+    assert all(n >= 3 for n in counts.values()), (
+        f"preguntas por capítulo: {counts}. Cada capítulo necesita al menos tres en "
+        "su función de resnorm/quiz/bank.py"
+    )
 
 
 def test_question_ids_are_unique_across_the_course():
