@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 import pytest
 
@@ -178,4 +179,37 @@ def test_a_numbered_chapter_file_starts_with_its_number():
     assert not wrong, (
         "\n".join(wrong) + "\nRenombra el notebook a NN_nombre.ipynb con NN su número "
         "(y en _toc.yml), o ponlo en su lugar en _toc.yml."
+    )
+
+
+# Dónde un capítulo da nombre a una figura suya: glue_figure("fig-NN-…"),
+# show_figure(…, name="fig-NN-…") y la opción «:name: fig-NN-…» de su pie.
+FIGURE_NAMED = re.compile(
+    r"""(?:glue_figure\(\s*|name\s*=\s*)["'](fig-(\d\d)-[\w-]+)"""
+    r"""|:name:\s*(fig-(\d\d)-[\w-]+)"""
+)
+
+
+def test_figure_name_detector():
+    text = (
+        'glue_figure("fig-04-a", fig, alt="x")\nshow_figure(fig, "x", name="fig-05-b")'
+        "\n:name: fig-06-c\n{numref}`Figura %s <fig-09-d>`"
+    )
+    found = [(m[1] or m[3], m[2] or m[4]) for m in FIGURE_NAMED.finditer(text)]
+    assert found == [("fig-04-a", "04"), ("fig-05-b", "05"), ("fig-06-c", "06")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_chapter_names_its_figures_with_its_own_number(path):
+    # fig-NN-…: NN es el del nombre del notebook (y, en los numerados, su número en
+    # _toc.yml). Citar la figura de otro capítulo con {numref} sí vale.
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in nb["cells"])
+    wrong = sorted({
+        m[1] or m[3] for m in FIGURE_NAMED.finditer(text)
+        if (m[2] or m[4]) != path.stem[:2]
+    })
+    assert not wrong, (
+        f"{path.name}: figuras con el número de otro capítulo: {wrong}. Llámalas "
+        f"fig-{path.stem[:2]}-… en glue_figure/show_figure y en su «:name:»"
     )
