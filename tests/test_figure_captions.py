@@ -125,7 +125,10 @@ def test_every_figure_has_a_numbered_spanish_caption(rel):
             continue
         n, m = match.group(1), int(match.group(2))
         if chapter is not None and n != str(chapter):
-            problems.append(f"«{text[:20]}» en el capítulo {chapter}")
+            problems.append(
+                f"«{text[:20]}» en el capítulo {chapter} según _toc.yml (si "
+                "cambiaste _toc.yml después de construir, «make book»)"
+            )
         if chapter is None and n is not None and not n.isalpha():
             problems.append(f"«{text[:20]}» en una página sin número")
         numbers.append(m)
