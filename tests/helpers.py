@@ -68,6 +68,25 @@ def toc_files() -> list[str]:
     return files
 
 
+def chapter_numbers(toc_path: Path = ROOT / "_toc.yml") -> dict[str, int]:
+    """Documento → número de capítulo, como los numera el libro.
+
+    Solo llevan número los capítulos de las partes con ``numbered: true`` de
+    ``_toc.yml``, en su orden; la numeración sigue de una parte a la siguiente
+    (``use_multitoc_numbering``), y las secciones dentro de un capítulo no cuentan.
+    Es el único lugar que sabe qué capítulo es el 7: añadir uno es añadirlo al índice.
+    """
+    toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
+    numbers: dict[str, int] = {}
+    for part in toc.get("parts", []):
+        if not part.get("numbered"):
+            continue
+        for entry in part.get("chapters") or []:
+            if "file" in entry:
+                numbers[entry["file"]] = len(numbers) + 1
+    return numbers
+
+
 def notebook_paths() -> list[Path]:
     """Los notebooks que el índice del libro incluye."""
     paths = [ROOT / f"{f}.ipynb" for f in toc_files()]

@@ -70,20 +70,29 @@ def _as_numbers(value) -> list[float] | None:
 def compare(notebook: str, name: str, value, spec: dict) -> str | None:
     """``None`` si ``value`` cumple lo esperado; si no, el mensaje del fallo."""
     where = f"{notebook}: «{name}»"
+    # Si el valor nuevo es el bueno (cambió el capítulo a propósito), se corrige allí.
+    fix = (
+        f". Si el nuevo es el correcto, cámbialo en tests/{EXPECTED_FILE.name} "
+        f"(sección [\"{notebook}\"], «{name}») y di de dónde sale en su source"
+    )
     if "text" in spec:
         if str(value) != spec["text"]:
-            return f"{where} vale {value!r}; se esperaba el texto {spec['text']!r}"
+            return (
+                f"{where} vale {value!r}; se esperaba el texto {spec['text']!r}{fix}"
+            )
         return None
     expected = _as_numbers(spec["value"])
     got = _as_numbers(value)
     tol = float(spec["tol"])
     if got is None or expected is None or len(got) != len(expected):
-        return f"{where} vale {value!r}; se esperaba {spec['value']!r} (±{tol:g})"
+        return (
+            f"{where} vale {value!r}; se esperaba {spec['value']!r} (±{tol:g}){fix}"
+        )
     for g, e in zip(got, expected):
         if not (math.isfinite(g) and abs(g - e) <= tol):
             return (
                 f"{where} vale {value!r}; se esperaba {spec['value']!r} (±{tol:g}); "
-                f"fuente: {spec.get('source', '¿?')}"
+                f"fuente: {spec.get('source', '¿?')}{fix}"
             )
     return None
 
@@ -93,9 +102,18 @@ def check_notebook(notebook: str, glued: dict, expected: dict) -> list[str]:
     rango."""
     problems = []
     for name in sorted(set(glued) - set(expected)):
-        problems.append(f"{notebook}: «{name}» se pega pero no tiene valor esperado")
+        problems.append(
+            f"{notebook}: «{name}» se pega pero no tiene valor esperado (hoy vale "
+            f"{glued[name]!r}). Añade a tests/{EXPECTED_FILE.name}, en la sección "
+            f"[\"{notebook}\"], la línea «{name} = {{ value = …, tol = …, source = "
+            "\"de dónde sale\" }»: el valor calculado aparte, no copiado de la salida"
+        )
     for name in sorted(set(expected) - set(glued)):
-        problems.append(f"{notebook}: «{name}» está en expected_values pero no se pega")
+        problems.append(
+            f"{notebook}: «{name}» está en tests/{EXPECTED_FILE.name} pero no se "
+            f"pega. Pégalo en una celda oculta del notebook (glue_number, glue_vector… "
+            "de resnorm.book) o, si la prosa ya no lo cita, borra su línea"
+        )
     for name in sorted(set(glued) & set(expected)):
         message = compare(notebook, name, glued[name], expected[name])
         if message:

@@ -43,7 +43,12 @@ def stub(*args):
 def test_every_checker_lives_in_its_chapter_and_has_a_solution():
     for chapter, tests in zip(exercises.CHAPTERS, CHAPTER_TESTS, strict=True):
         checkers = {check.__name__ for check, _ in tests.SOLUTIONS}
-        assert checkers == set(chapter.__all__), chapter.__name__
+        assert checkers == set(chapter.__all__), (
+            f"{chapter.__name__}: sus comprobadores ({sorted(chapter.__all__)}) y los "
+            f"de SOLUTIONS en {tests.__name__.replace('.', '/')}.py "
+            f"({sorted(checkers)}) no coinciden: cada check_… de __all__ necesita su "
+            "solución de referencia allí"
+        )
         for name in chapter.__all__:
             assert getattr(exercises, name) is getattr(chapter, name)
             assert name in exercises.__all__
@@ -244,7 +249,11 @@ def _tagged(nb, tag):
 def test_solutions_pass_and_stubs_fail_gracefully(path, executed_notebooks):
     nb = executed_notebooks(path)
     stubs, solutions = _tagged(nb, "ejercicio"), _tagged(nb, "solucion")
-    assert len(stubs) >= 2, f"{path.name}: hacen falta al menos dos ejercicios"
+    assert len(stubs) >= 2, (
+        f"{path.name}: hacen falta al menos dos ejercicios: celdas de código con la "
+        "etiqueta «ejercicio» (el stub que llama a su check_… de "
+        "resnorm/exercises/chNN.py) y otra «solucion» con la respuesta"
+    )
     assert solutions, f"{path.name}: ejercicios sin solución ejecutable"
     for cell in solutions:
         text = _text(cell.outputs)

@@ -9,8 +9,9 @@ En el sitio construido (``_build/html``), para cada capítulo:
 * cada referencia de la prosa (``{numref}`Figura %s <fig-…>```) lleva a una figura que
   existe y dice su mismo número; ninguna queda como texto «Figura %s» ni rota.
 
-Los capítulos numerados (01 a 11) dan N por su nombre de archivo; en las páginas sin
-número (portada, apéndice) una figura lleva solo «Figura M —».
+N es el número que el libro da al capítulo: el de su lugar en las partes numeradas de
+``_toc.yml`` (``chapter_numbers`` en tests/helpers.py), no el de su nombre de archivo;
+en las páginas sin número (portada, apéndice) una figura lleva solo «Figura M —».
 """
 
 from __future__ import annotations
@@ -21,14 +22,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BUILD_HTML, html_pages
+from tests.helpers import BUILD_HTML, chapter_numbers, html_pages
 
 pytestmark = pytest.mark.build
 
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
-# Un capítulo numerado: notebooks/NN_nombre.html con NN de 01 a 11 (el 12 es apéndice).
-CHAPTER = re.compile(r"notebooks/(\d\d)_[\w-]+\.html")
-NUMBERED = range(1, 12)
+# Página construida → número de su capítulo (los de las partes numeradas de _toc.yml).
+NUMBERED = {f"{doc}.html": n for doc, n in chapter_numbers().items()}
+# Cómo se da a una figura su número y su pie (lo repiten los mensajes de fallo).
+HOW_TO_CAPTION = (
+    "Una figura de matplotlib se pega con glue_figure(\"fig-NN-nombre\", fig, alt=…) "
+    "(resnorm/book.py) en una celda oculta, y la celda de texto siguiente la muestra "
+    "con ```{glue:figure} fig-NN-nombre``` y, dentro, «:name: fig-NN-nombre» y una "
+    "línea de pie; un diagrama de book/figuras, con ```{figure} ../book/figuras/x.svg"
+    "```, su :name: y su pie. Sphinx pone «Figura N.M —»: N sale del lugar del "
+    "capítulo en _toc.yml; NN, en el nombre, es ese mismo número."
+)
 CAPTION = re.compile(r"^Figura (?:(\d+|[A-Z])\.)?(\d+) — \S")
 SVG_FIGURE = re.compile(r"(?:^|/)(?:figuras|_images)/[\w.-]+\.svg$")
 
@@ -44,10 +53,7 @@ def _soup(rel: str):
 
 def _chapter(rel: str) -> int | None:
     """El número del capítulo de la página, o None si la página no va numerada."""
-    match = CHAPTER.fullmatch(rel)
-    if match and int(match.group(1)) in NUMBERED:
-        return int(match.group(1))
-    return None
+    return NUMBERED.get(rel)
 
 
 def _article(soup):
@@ -119,11 +125,14 @@ def test_every_figure_has_a_numbered_spanish_caption(rel):
             continue
         n, m = match.group(1), int(match.group(2))
         if chapter is not None and n != str(chapter):
-            problems.append(f"«{text[:20]}» en el capítulo {chapter}")
+            problems.append(
+                f"«{text[:20]}» en el capítulo {chapter} según _toc.yml (si "
+                "cambiaste _toc.yml después de construir, «make book»)"
+            )
         if chapter is None and n is not None and not n.isalpha():
             problems.append(f"«{text[:20]}» en una página sin número")
         numbers.append(m)
-    assert not problems, f"{rel}:\n" + "\n".join(problems)
+    assert not problems, f"{rel}:\n" + "\n".join(problems) + "\n" + HOW_TO_CAPTION
     assert numbers == list(range(1, len(numbers) + 1)), (
         f"{rel}: figuras numeradas {numbers}, no 1, 2, 3…"
     )

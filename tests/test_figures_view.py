@@ -33,6 +33,7 @@ from PIL import Image  # noqa: E402
 
 from resnorm import plots  # noqa: E402
 from resnorm.book import _visible_texts, figure_html  # noqa: E402
+from resnorm.examples import VECTOR  # noqa: E402
 
 #: Ancho de la columna de texto del libro en un portátil (1366 × 900), en px CSS.
 LAPTOP_COLUMN = 757
@@ -192,7 +193,7 @@ def _figures(d):
         ),
         "cap10_resumen": _chapter_10_figure,
         "cap11_ancho_de_banda": bandwidth,
-        "barras": single(plots.plot_vectors, {"x": [0.8, 0.95, 0.93, 1.33],
+        "barras": single(plots.plot_vectors, {"x": list(VECTOR),
                                               "LN(x)": [-1.02, -0.27, -0.37, 1.65]}),
     }
 

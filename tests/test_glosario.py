@@ -161,8 +161,12 @@ def test_curated_terms_are_glossary_entries_or_unused():
             usos = _usos(patron, prosa)
             if usos and termino not in glosario:
                 faltan.append(f"{nombre}: «{termino}» ({usos[0]})")
-    assert not faltan, "términos técnicos que el glosario no define:\n" + "\n".join(
-        faltan
+    assert not faltan, (
+        "términos técnicos que el glosario no define:\n" + "\n".join(faltan)
+        + "\nAñade cada uno al bloque {glossary} de book/glosario.md: el término en "
+        "una línea, debajo (con dos espacios) su definición, «Inglés: *…*.» y el "
+        "capítulo donde aparece, ({doc}`../notebooks/NN_nombre`). Si la expresión de "
+        "TERMINOS (tests/test_glosario.py) encontró otra cosa, afínala allí."
     )
 
 
@@ -181,7 +185,9 @@ def test_the_issue_14_terms_are_in_the_glossary():
         "calentamiento",
         "dropout",
     ):
-        assert termino in glosario, f"falta «{termino}» en book/glosario.md"
+        assert termino in glosario, (
+            f"falta «{termino}» en el bloque {{glossary}} de book/glosario.md"
+        )
 
 
 def test_each_glossary_entry_gives_the_english_original():
@@ -189,7 +195,10 @@ def test_each_glossary_entry_gives_the_english_original():
     bloque = re.search(r"```\{glossary\}\n(.*?)```", texto, re.S).group(1)
     entradas = re.split(r"\n\s*\n", bloque.replace(":sorted:", "").strip())
     sin_ingles = [e.splitlines()[0] for e in entradas if "Inglés:" not in e]
-    assert not sin_ingles, f"entradas sin «Inglés: …»: {sin_ingles}"
+    assert not sin_ingles, (
+        f"book/glosario.md: entradas sin «Inglés: …»: {sin_ingles}. Termina su "
+        "definición con «Inglés: *original*.»"
+    )
 
 
 def test_detectors_find_terms_and_rejected_words_but_not_code():
@@ -216,10 +225,17 @@ def _descartados_en_uso() -> list[str]:
 
 def test_chapters_use_no_rejected_synonym():
     hallados = _descartados_en_uso()
-    assert not hallados, "sinónimos descartados en la prosa:\n" + "\n".join(hallados)
+    assert not hallados, (
+        "sinónimos descartados en la prosa (cámbialos en el capítulo por el término "
+        "del glosario; la lista es DESCARTADOS, en tests/test_glosario.py):\n"
+        + "\n".join(hallados)
+    )
 
 
 def test_learner_pages_of_this_branch_use_no_rejected_synonym():
     """Las páginas de book/ (no los notebooks) ya están limpias: sin xfail."""
     hallados = [h for h in _descartados_en_uso() if h.startswith("book/")]
-    assert not hallados, "sinónimos descartados en book/:\n" + "\n".join(hallados)
+    assert not hallados, (
+        "sinónimos descartados en book/ (cámbialos por el término del glosario):\n"
+        + "\n".join(hallados)
+    )

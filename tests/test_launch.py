@@ -393,7 +393,10 @@ def test_every_notebook_starts_with_the_colab_install_cell():
         nb = nbformat.read(path, as_version=4)
         code = [c for c in nb.cells if c.cell_type == "code"]
         colab = [c for c in code if "google.colab" in c.source]
-        assert colab, f"{path.name}: falta la celda que instala resnorm en Colab"
+        assert colab, (
+            f"{path.name}: falta la celda que instala resnorm en Colab: copia la "
+            "primera celda de código de otro capítulo (con la etiqueta remove-cell)"
+        )
         assert len(colab) == 1 and colab[0] is code[0], f"{path.name}: no es la primera"
         assert colab[0].source.strip() == expected, f"{path.name}: otra celda de Colab"
         assert "remove-cell" in colab[0].metadata.get("tags", []), path.name
@@ -433,7 +436,12 @@ def chapters_with_time(markdown: str) -> list[str]:
 
 def test_how_to_page_lists_every_chapter_in_book_order_with_a_time():
     in_book = [p.relative_to(ROOT).with_suffix("").as_posix() for p in NOTEBOOKS]
-    assert chapters_with_time(HOW_TO.read_text(encoding="utf-8")) == in_book
+    assert chapters_with_time(HOW_TO.read_text(encoding="utf-8")) == in_book, (
+        "book/como-usar.md: la tabla de capítulos no sigue _toc.yml. Cada capítulo, "
+        "en su orden, lleva una fila «| {doc}`../notebooks/NN_nombre` | … | "
+        "{tiempo}`../notebooks/NN_nombre` |» (la portada, book/intro.md, tiene otra "
+        "igual)"
+    )
 
 
 @pytest.mark.build

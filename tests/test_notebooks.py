@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 import pytest
 
@@ -145,6 +146,7 @@ def test_hide_input_cells_hold_learner_code(path):
     assert not empty, f"{path.name}: celdas hide-input sin código del curso: {empty}"
 
 
+<<<<<<< HEAD
 # --- Sin fontanería en el código que lee el alumno ------------------------------------
 
 def _python_source(source: str) -> str:
@@ -223,4 +225,72 @@ def test_visible_code_has_no_plumbing(path):
     ]
     assert not problems, (
         f"{path.name}: fontanería del libro en código visible:\n" + "\n".join(problems)
+=======
+def test_chapter_numbers_follow_the_numbered_parts_of_the_toc(tmp_path):
+    from tests.helpers import chapter_numbers
+
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(
+        "format: jb-book\nroot: intro\nparts:\n"
+        "  - caption: Empieza\n    chapters:\n      - file: como-usar\n"
+        "  - caption: Uno\n    numbered: true\n    chapters:\n"
+        "      - file: a\n        sections:\n          - file: a1\n"
+        "      - file: b\n"
+        "  - caption: Dos\n    numbered: true\n    chapters:\n      - file: c\n"
+        "  - caption: Apéndices\n    chapters:\n      - file: z\n",
+        encoding="utf-8",
+    )
+    assert chapter_numbers(toc) == {"a": 1, "b": 2, "c": 3}
+
+
+def test_a_numbered_chapter_file_starts_with_its_number():
+    # El número de un capítulo es su lugar en _toc.yml; el nombre del archivo lo
+    # repite (NN_…), igual que resnorm/exercises/chNN.py y tests/test_exercises_chNN.py.
+    from tests.helpers import chapter_numbers
+
+    numbers = chapter_numbers()
+    assert numbers, "_toc.yml no tiene ninguna parte con «numbered: true»"
+    wrong = [
+        f"{doc}: es el capítulo {n} según _toc.yml, pero su nombre empieza por "
+        f"«{doc.rsplit('/', 1)[-1][:3]}»"
+        for doc, n in numbers.items()
+        if not doc.rsplit("/", 1)[-1].startswith(f"{n:02d}_")
+    ]
+    assert not wrong, (
+        "\n".join(wrong) + "\nRenombra el notebook a NN_nombre.ipynb con NN su número "
+        "(y en _toc.yml), o ponlo en su lugar en _toc.yml."
+    )
+
+
+# Dónde un capítulo da nombre a una figura suya: glue_figure("fig-NN-…"),
+# show_figure(…, name="fig-NN-…") y la opción «:name: fig-NN-…» de su pie.
+FIGURE_NAMED = re.compile(
+    r"""(?:glue_figure\(\s*|name\s*=\s*)["'](fig-(\d\d)-[\w-]+)"""
+    r"""|:name:\s*(fig-(\d\d)-[\w-]+)"""
+)
+
+
+def test_figure_name_detector():
+    text = (
+        'glue_figure("fig-04-a", fig, alt="x")\nshow_figure(fig, "x", name="fig-05-b")'
+        "\n:name: fig-06-c\n{numref}`Figura %s <fig-09-d>`"
+    )
+    found = [(m[1] or m[3], m[2] or m[4]) for m in FIGURE_NAMED.finditer(text)]
+    assert found == [("fig-04-a", "04"), ("fig-05-b", "05"), ("fig-06-c", "06")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_chapter_names_its_figures_with_its_own_number(path):
+    # fig-NN-…: NN es el del nombre del notebook (y, en los numerados, su número en
+    # _toc.yml). Citar la figura de otro capítulo con {numref} sí vale.
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in nb["cells"])
+    wrong = sorted({
+        m[1] or m[3] for m in FIGURE_NAMED.finditer(text)
+        if (m[2] or m[4]) != path.stem[:2]
+    })
+    assert not wrong, (
+        f"{path.name}: figuras con el número de otro capítulo: {wrong}. Llámalas "
+        f"fig-{path.stem[:2]}-… en glue_figure/show_figure y en su «:name:»"
+>>>>>>> maint
     )

@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+from resnorm.examples import VECTOR
 from tests import numbers
 from tests.helpers import ROOT, execute_notebook, notebook_paths
 
@@ -26,7 +27,9 @@ def test_expected_file_only_names_existing_notebooks():
     stems = {p.stem for p in NOTEBOOKS}
     unknown = sorted(set(EXPECTED) - stems)
     assert not unknown, (
-        f"expected_values.toml nombra notebooks que no están en el libro: {unknown}"
+        f"tests/expected_values.toml tiene secciones de notebooks que no están en "
+        f"_toc.yml: {unknown}. Cada sección se llama como el notebook sin .ipynb "
+        "([\"04_layernorm\"]): renómbrala, o añade el notebook a _toc.yml"
     )
 
 
@@ -38,7 +41,11 @@ def test_every_expected_entry_has_a_tolerance_and_a_source():
         if ("value" in spec and "tol" not in spec) or not spec.get("source")
         or ("value" not in spec and "text" not in spec)
     ]
-    assert not bad, f"Entradas sin valor, tolerancia o fuente: {bad}"
+    assert not bad, (
+        f"tests/expected_values.toml: entradas sin valor, tolerancia o fuente: {bad}. "
+        "Cada una es «nombre = { value = …, tol = …, source = \"de dónde sale\" }» "
+        "(o { text = \"…\", source = … } para un texto)"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -78,13 +85,18 @@ def test_prose_has_no_hand_typed_results(rel, text):
     ]
     assert not found, (
         f"{rel}: números escritos a mano en la prosa: {sorted(set(found))}. "
-        "Pégalos con glue o, si son datos de entrada, justifícalos en "
-        "allowed_numbers.toml"
+        "Pégalos con glue (glue_number, glue_vector… de resnorm.book, con su valor "
+        "en tests/expected_values.toml) o, si son datos de entrada, justifícalos en "
+        "tests/allowed_numbers.toml (file, numbers y why)"
     )
 
 
 def test_every_allow_list_entry_is_justified():
-    assert all(entry.get("why", "").strip() for entry in ALLOWED)
+    unjustified = [entry for entry in ALLOWED if not entry.get("why", "").strip()]
+    assert not unjustified, (
+        f"tests/allowed_numbers.toml: entradas sin «why» (por qué ese número va "
+        f"escrito a mano): {unjustified}"
+    )
 
 
 # --- El arnés detecta errores ------------------------------------------------------
@@ -95,7 +107,7 @@ def test_harness_fails_on_a_wrong_epsilon():
     from resnorm import layer_norm
     from resnorm.book import format_vector
 
-    x = [0.80, 0.95, 0.93, 1.33]
+    x = list(VECTOR)
     spec = {"value": [-1.024365, -0.265576, -0.366748, 1.656689], "tol": 5e-4,
             "source": "resnorm con eps=1e-5"}
     good = format_vector(layer_norm(x, eps=1e-5), 3)
@@ -106,7 +118,7 @@ def test_harness_fails_on_a_wrong_epsilon():
 
 
 def test_harness_fails_on_sigma_rounded_before_dividing():
-    x = [0.80, 0.95, 0.93, 1.33]
+    x = list(VECTOR)
     mu = sum(x) / 4
     slipped = [(v - mu) / 0.198 for v in x]  # σ redondeada a 0.198 antes de dividir
     spec = {"value": [-1.024496, -0.265610, -0.366795, 1.656901], "tol": 5e-4,

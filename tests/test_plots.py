@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 from resnorm import plots  # noqa: E402
+from resnorm.examples import VECTOR  # noqa: E402
 from resnorm.plots import PALETTE, format_magnitude  # noqa: E402
 
 pytest.importorskip("torch")
@@ -53,7 +54,7 @@ def data():
 
 
 VECTORS = {
-    "x": [0.80, 0.95, 0.93, 1.33],
+    "x": list(VECTOR),
     "x − μ": [-0.2025, -0.0525, -0.0725, 0.3275],
     "LN(x)": [-1.023, -0.265, -0.366, 1.654],
 }

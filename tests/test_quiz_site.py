@@ -94,7 +94,11 @@ def test_every_chapter_page_has_questions():
         for p in chapters
         if p.relative_to(BUILD_HTML).as_posix() not in QUIZ_PAGES
     ]
-    assert not missing, f"capítulos sin preguntas: {missing}"
+    assert not missing, (
+        f"capítulos sin preguntas: {missing}. Sus preguntas van en "
+        "resnorm/quiz/bank.py (una función y una entrada en _CHAPTERS) y el "
+        "notebook las muestra con Quiz.from_bank(clave, bloque)"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -465,12 +465,19 @@ def test_every_figure_has_a_spanish_alt_text(rel, visit):
 
     images = visit(rel).scan["images"]
     missing = [src for src, alt in images if not (alt or "").strip()]
-    assert not missing, f"{rel}: figuras sin texto alternativo: {missing}"
+    assert not missing, (
+        f"{rel}: figuras sin texto alternativo: {missing}. Dáselo en el notebook "
+        "(el argumento alt de glue_figure o show_figure, resnorm/book.py) o, en un "
+        "diagrama SVG, con la opción «:alt:» de su directiva {figure}"
+    )
     for src, alt in images:
         words = [w for w in words_of(alt) if not w.isupper()]
         unknown = hunspell_unknown(set(words))
         spanish = sum(1 for w in words if w not in unknown)
-        assert spanish * 2 > len(words), f"{rel}: ¿alt en español? «{alt}» ({src})"
+        assert spanish * 2 > len(words), (
+            f"{rel}: ¿alt en español? «{alt}» ({src}): escribe en español el texto "
+            "alternativo de esa figura (alt de glue_figure/show_figure o «:alt:»)"
+        )
 
 
 @pytest.mark.parametrize("rel", PAGES)

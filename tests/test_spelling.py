@@ -538,10 +538,18 @@ def test_word_list_is_short_sorted_and_has_no_dictionary_words():
         for line in WORD_LIST.read_text(encoding="utf-8").splitlines()
         if line.split("#", 1)[0].strip()
     ]
-    assert raw == sorted(raw, key=str.lower), "tests/palabras.txt: en orden alfabético"
-    assert len(listed) <= 120, f"la lista de palabras creció a {len(listed)}: revísala"
+    assert raw == sorted(raw, key=str.lower), (
+        "tests/palabras.txt: ordena las palabras alfabéticamente, sin distinguir "
+        "mayúsculas"
+    )
+    assert len(listed) <= 120, (
+        f"tests/palabras.txt creció a {len(listed)} palabras (máximo 120): revísala; "
+        "los extranjerismos van en cursiva en el texto y no necesitan estar en ella"
+    )
     redundant = sorted(set(listed) - hunspell_unknown(set(listed)))
-    assert not redundant, f"ya están en el diccionario, sobran en la lista: {redundant}"
+    assert not redundant, (
+        f"ya están en el diccionario: bórralas de tests/palabras.txt: {redundant}"
+    )
 
 
 def test_prose_has_no_unknown_words(checked):
@@ -552,8 +560,10 @@ def test_prose_has_no_unknown_words(checked):
         for word in fragment_problems(fragment, unknown)
     ]
     assert not problems, (
-        "Palabras desconocidas (corrígelas; si son términos técnicos correctos, "
-        "añádelas a tests/palabras.txt):\n" + "\n".join(problems)
+        "Palabras desconocidas (corrígelas en el archivo que se nombra; si es una "
+        "palabra inglesa, ponla en cursiva, *así*; si es un término técnico correcto, "
+        "añádela a tests/palabras.txt, en su orden alfabético, con un comentario "
+        "«# qué es»):\n" + "\n".join(problems)
     )
 
 

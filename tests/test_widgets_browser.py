@@ -18,6 +18,8 @@ import pytest
 import resnorm
 from bench.server import serve
 from resnorm import widgets
+from resnorm.book import format_vector
+from resnorm.examples import BETA, GAMMA, VECTOR
 from resnorm.trace import block_trace
 from tests.helpers import CHROMIUM, is_local
 
@@ -250,8 +252,7 @@ def table_row(w, start):
 def test_layer_norm_first_frame_teaches_gamma_beta(open_widget):
     w = open_widget("layer_norm")
     text = w.text()
-    ref = resnorm.layer_norm_steps([0.80, 0.95, 0.93, 1.33], [1.2, 0.8, 1.0, 1.1],
-                                   [0.1, 0.0, -0.2, 0.3])
+    ref = resnorm.layer_norm_steps(VECTOR, GAMMA, BETA)
     assert "Salida [−1.1292, −0.2125, −0.5667, 2.1224]" in text
     assert "No es media 0 y std 1" in text
     np.testing.assert_allclose(table_row(w, "γ ⊙")[:4], ref.output, atol=5e-5)
@@ -307,7 +308,7 @@ def test_layer_norm_shifted_preset_gives_the_same_normalized_vector(open_widget)
 
 def test_residual_first_frame_and_identity_for_free(open_widget):
     w = open_widget("residual")
-    assert "= [0.80, 0.95, 0.93, 1.33]" in w.text()
+    assert "= " + format_vector(VECTOR, 2) in w.text()
     slider = w.page.get_by_label("Escala α de la salida de la subcapa F(x)")
     slider.focus()
     w.page.keyboard.press("Home")
@@ -319,7 +320,7 @@ def test_residual_first_frame_and_identity_for_free(open_widget):
     assert "= [" + ", ".join(f"{v:.2f}" for v in expected) + "]" in w.text()
     assert w.model("residual", "scale") == 3
     w.root.get_by_role("button", name="α = 1: la suma del curso").press("Enter")
-    assert "= [0.80, 0.95, 0.93, 1.33]" in w.text()
+    assert "= " + format_vector(VECTOR, 2) in w.text()
     w.check_clean()
 
 

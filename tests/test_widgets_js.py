@@ -25,6 +25,7 @@ import pytest
 
 import resnorm
 from resnorm import widgets
+from resnorm.examples import VECTOR
 
 WIDGETS_DIR = Path(widgets.__file__).resolve().parent
 COMPUTE = WIDGETS_DIR / "compute.js"
@@ -448,8 +449,8 @@ def check_recipe(recipe, xs):
 
 
 def test_recipe_on_the_course_vector(js):
-    [r] = js([("meanStdRecipe", [[0.80, 0.95, 0.93, 1.33]])])
-    check_recipe(r, [0.80, 0.95, 0.93, 1.33])
+    [r] = js([("meanStdRecipe", [list(VECTOR)])])
+    check_recipe(r, list(VECTOR))
     assert r["sum"]["text"] == "4.0100"
     assert r["mean"]["text"] == "1.0025"
     assert [q["text"] for q in r["squaredDeviations"]] == [
@@ -515,7 +516,7 @@ def check_layer_norm(r, x, gamma, beta, eps):
 
 @pytest.mark.parametrize("eps", [0.0, 1e-5, 1e-3])
 def test_layer_norm_on_the_course_example(js, eps):
-    x = [0.80, 0.95, 0.93, 1.33]
+    x = list(VECTOR)
     gamma, beta = [1.2, 0.8, 1.0, 1.1], [0.1, 0.0, -0.2, 0.3]
     [r] = js([("layerNormSteps", [x, gamma, beta, eps])])
     check_layer_norm(r, x, gamma, beta, eps)
@@ -546,7 +547,7 @@ def test_layer_norm_matches_resnorm_on_300_random_vectors(js):
 
 
 def test_layer_norm_is_shift_and_scale_invariant_in_js(js):
-    x = [0.80, 0.95, 0.93, 1.33]
+    x = list(VECTOR)
     a, b, c = js([("layerNormSteps", [x, None, None, 0]),
                   ("layerNormSteps", [[v + 2 for v in x], None, None, 0]),
                   ("layerNormSteps", [[3 * v for v in x], None, None, 0])])
@@ -587,7 +588,7 @@ def test_residual_with_alpha_zero_is_exactly_the_identity(js):
 def test_residual_course_example_gives_0_80_0_95_0_93_1_33(js):
     x, fx = [0.50, 1.15, 0.78, 0.88], [0.30, -0.20, 0.15, 0.45]
     [r] = js([("residualSum", [x, fx, 1])])
-    np.testing.assert_allclose(r["output"], [0.80, 0.95, 0.93, 1.33], atol=1e-12)
+    np.testing.assert_allclose(r["output"], VECTOR, atol=1e-12)
 
 
 # --- Entradas malas, de punta a punta: texto → número → receta y LayerNorm ------------

@@ -12,6 +12,7 @@ import pytest
 import traitlets
 
 import resnorm
+from resnorm.examples import VECTOR
 from resnorm.trace import block_trace
 from resnorm.widgets import (
     SERIES_LABELS,
@@ -108,7 +109,7 @@ def test_mean_std_calculator_needs_four_values():
 
 def test_layer_norm_explorer_first_frame_is_the_course_example():
     w = LayerNormExplorer()
-    assert w.x == [0.80, 0.95, 0.93, 1.33]
+    assert w.x == list(VECTOR)
     assert w.gamma == [1.2, 0.8, 1.0, 1.1]
     assert w.beta == [0.1, 0.0, -0.2, 0.3]
     assert w.eps == 1e-5
@@ -150,7 +151,7 @@ def test_residual_sum_defaults_show_the_course_sum():
     assert w.x == [0.50, 1.15, 0.78, 0.88]
     assert w.fx == [0.30, -0.20, 0.15, 0.45]
     assert w.scale == 1.0 and w.scale_max == 3.0
-    np.testing.assert_allclose(resnorm.residual(w.x, w.fx), [0.80, 0.95, 0.93, 1.33])
+    np.testing.assert_allclose(resnorm.residual(w.x, w.fx), VECTOR)
 
 
 def test_residual_sum_accepts_other_vectors():

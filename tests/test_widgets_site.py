@@ -12,6 +12,8 @@ import pytest
 
 import resnorm
 from bench.widget_load import SIZES
+from resnorm.book import format_vector
+from resnorm.examples import VECTOR
 from tests.helpers import BUILD_HTML, PageRecorder, draw_widgets, html_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
@@ -143,7 +145,7 @@ def test_layer_norm_explorer_follows_the_keyboard(tab, site_url, rendered):
 
 def test_residual_sum_gives_the_identity_for_free(tab, site_url, rendered):
     rec, page, root = _open(tab, site_url, rendered, "rn-residual")
-    assert "= [0.80, 0.95, 0.93, 1.33]" in root.inner_text()
+    assert "= " + format_vector(VECTOR, 2) in root.inner_text()
     root.get_by_label("Escala α de la salida de la subcapa F(x)").focus()
     page.keyboard.press("Home")
     assert "la identidad sale gratis" in root.inner_text()

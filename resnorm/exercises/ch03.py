@@ -20,7 +20,7 @@ __all__ = ["check_mean", "check_std", "check_variance"]
 def _stat_cases(expected: Callable) -> list[Case]:
     vectors = [
         ("[2, 4, 6, 8]", list(EVENS)),
-        ("[0.80, 0.95, 0.93, 1.33]", list(VECTOR)),
+        ("[" + ", ".join(f"{v:.2f}" for v in VECTOR) + "]", list(VECTOR)),
         ("[3, 3, 3]", [3.0, 3.0, 3.0]),
         ("[−1, 5]", [-1.0, 5.0]),
     ]

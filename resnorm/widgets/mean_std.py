@@ -22,7 +22,8 @@ class MeanStdCalculator(CourseWidget):
 
     Capítulo 3: Media y desviación estándar.
 
-    Cuatro campos de texto (por defecto 0.80, 0.95, 0.93, 1.33) y la receta:
+    Cuatro campos de texto (por defecto el vector del curso, ``examples.VECTOR``,
+    con dos decimales) y la receta:
     suma = Σxᵢ, μ = suma/n, cada (xᵢ − μ)², σ² = Σ(xᵢ − μ)²/n, σ = √σ².
     El cálculo vive en ``compute.js`` (``meanStdRecipe``), igual a
     ``resnorm.mean``/``resnorm.std``. Acepta coma decimal, exponentes y espacios;
