@@ -146,7 +146,6 @@ def test_hide_input_cells_hold_learner_code(path):
     assert not empty, f"{path.name}: celdas hide-input sin código del curso: {empty}"
 
 
-<<<<<<< HEAD
 # --- Sin fontanería en el código que lee el alumno ------------------------------------
 
 def _python_source(source: str) -> str:
@@ -225,7 +224,9 @@ def test_visible_code_has_no_plumbing(path):
     ]
     assert not problems, (
         f"{path.name}: fontanería del libro en código visible:\n" + "\n".join(problems)
-=======
+    )
+
+
 def test_chapter_numbers_follow_the_numbered_parts_of_the_toc(tmp_path):
     from tests.helpers import chapter_numbers
 
@@ -292,5 +293,4 @@ def test_a_chapter_names_its_figures_with_its_own_number(path):
     assert not wrong, (
         f"{path.name}: figuras con el número de otro capítulo: {wrong}. Llámalas "
         f"fig-{path.stem[:2]}-… en glue_figure/show_figure y en su «:name:»"
->>>>>>> maint
     )
