@@ -198,3 +198,19 @@ def test_the_landing_page_links_the_pdf(pdf):
     assert 'href="../residual-y-layernorm.pdf"' in landing
     copy = BUILD_HTML / "residual-y-layernorm.pdf"
     assert copy.read_bytes() == pdf.read_bytes(), "el sitio sirve otro PDF"
+
+
+def test_each_chapter_with_exercises_or_questions_ends_with_its_solutions(pages_text):
+    """Como la hoja impresa (_assets/js/impresion.js): una «Soluciones» por capítulo
+    con ejercicios o preguntas, y en ella las preguntas de práctica de ese capítulo."""
+    chapters = [
+        doc for doc in _documents()
+        if re.search(r'class="solution |resnorm\.quiz\.Quiz',
+                     (BUILD_HTML / f"{doc}.html").read_text(encoding="utf-8"))
+    ]
+    headings = [i for i, text in enumerate(pages_text)
+                if any(line.strip() == "Soluciones" for line in text.splitlines())]
+    assert len(chapters) >= 10
+    assert len(headings) == len(chapters), (chapters, headings)
+    practice = sum(text.count("Preguntas de práctica") for text in pages_text)
+    assert practice >= len(chapters) - 1

@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 PDF = "_build/pdf/residual-y-layernorm.pdf"
 LINK_CLASS = "rn-enlace-pdf"
 ROOT_DOC = "book/intro"
+META = "curso-pdf-enlazado"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 #: El constructor de la página única (``sphinx-build -b singlehtml``): el de Sphinx,
 #: con los dos arreglos de ``OnePageBuilder``.
@@ -54,7 +55,8 @@ def _drop_link(app, doctree) -> None:
     if env.docname != ROOT_DOC:
         return
     wanted = _pdf_wanted(app)
-    env.curso_pdf_enlazado = wanted
+    # En los metadatos del documento: Sphinx los junta también al leer en paralelo.
+    env.metadata[env.docname][META] = wanted
     if wanted:
         return
     for node in list(doctree.findall(nodes.raw)):
@@ -66,15 +68,20 @@ def _reread_root(app, env, added, changed, removed) -> list[str]:
     """La portada se vuelve a leer si el PDF apareció o desapareció desde entonces."""
     if ROOT_DOC not in env.found_docs:
         return []
-    before = getattr(env, "curso_pdf_enlazado", None)
-    return [ROOT_DOC] if before is not None and before != _pdf_wanted(app) else []
+    before = env.metadata.get(ROOT_DOC, {}).get(META)
+    # (Sin el dato, se lee una vez para anotarlo.)
+    return [ROOT_DOC] if before != _pdf_wanted(app) else []
 
 
 def _copy_pdf(app, exception) -> None:
-    if exception is not None or app.builder.format != "html" or not _pdf_wanted(app):
+    if exception is not None or app.builder.format != "html":
         return
     source = pdf_path(app)
     target = Path(app.outdir) / source.name
+    if not _pdf_wanted(app):
+        if app.builder.name != BUILDER:
+            target.unlink(missing_ok=True)  # el de una construcción anterior
+        return
     if not target.exists() or target.read_bytes() != source.read_bytes():
         shutil.copyfile(source, target)
 
