@@ -269,15 +269,19 @@ def test_a_widget_that_cannot_be_drawn_prints_a_one_line_note(browser, site_url)
 
 
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="falta poppler-utils")
-def test_chapter_4_prints_as_a_handout(printed):
-    """El capítulo 4 en PDF (como «Imprimir» del navegador): tres páginas en PNG para
-    mirarlas (_build/impresion/) y ninguna en blanco."""
-    rel, _, _, page = printed
-    if not rel.endswith("04_layernorm.html"):
-        pytest.skip("solo el capítulo 4")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pdf = SHOTS / "capitulo-04.pdf"
-    page.pdf(path=str(pdf), format="A4", print_background=True)
+def test_chapter_4_prints_as_a_handout(browser, site_url):
+    """El capítulo 4 en PDF, como «Imprimir» del navegador: ninguna página en blanco,
+    «Soluciones» después de los ejercicios, y tres páginas en PNG para mirarlas
+    (_build/impresion/)."""
+    context, page = _open(browser, site_url, CHAPTERS[0])
+    try:
+        page.emulate_media(media="print")
+        page.evaluate(BEFORE_PRINT)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        pdf = SHOTS / "capitulo-04.pdf"
+        page.pdf(path=str(pdf), format="A4", print_background=True)
+    finally:
+        context.close()
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
                           capture_output=True, text=True).stdout
     pages = text.split("\f")[:-1]

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BUILD, BUILD_HTML, toc_files
-
-pytestmark = [pytest.mark.build]
+from tests.helpers import BUILD, BUILD_HTML, ROOT, toc_files
 
 PDF = BUILD / "pdf" / "residual-y-layernorm.pdf"
 MARGIN_PT = 15 / 25.4 * 72  # el margen izquierdo y derecho de la hoja (15 mm)
@@ -214,3 +212,43 @@ def test_each_chapter_with_exercises_or_questions_ends_with_its_solutions(pages_
     assert len(headings) == len(chapters), (chapters, headings)
     practice = sum(text.count("Preguntas de práctica") for text in pages_text)
     assert practice >= len(chapters) - 1
+
+
+# --- Las piezas de Sphinx (tools/pdf_sphinx.py), sin construir nada -----------------
+
+
+def _pdf_sphinx():
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        return importlib.import_module("pdf_sphinx")
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+
+
+def test_the_one_page_carries_the_widget_models_of_every_chapter():
+    merged = _pdf_sphinx().merged_widget_state([
+        {"version_major": 2, "version_minor": 0, "state": {"a": {"x": 1}}},
+        {"version_major": 2, "version_minor": 0, "state": {"b": {"y": 2}}},
+    ])
+    assert merged == {"version_major": 2, "version_minor": 0,
+                      "state": {"a": {"x": 1}, "b": {"y": 2}}}
+
+
+def test_in_the_one_page_a_cross_reference_is_just_its_anchor():
+    from docutils import nodes
+
+    builder = _pdf_sphinx().OnePageBuilder.__new__(_pdf_sphinx().OnePageBuilder)
+    tree = nodes.paragraph()
+    refs = [nodes.reference(refuri=uri) for uri in (
+        "#document-notebooks/04_layernorm#ej-04-1",  # otro capítulo: su ancla
+        "#document-book/glosario",                  # un capítulo entero: igual
+        "https://pytorch.org/docs#LayerNorm",       # fuera del curso: igual
+    )]
+    for ref in refs:
+        tree += ref
+    builder.fix_refuris(tree)
+    assert [ref["refuri"] for ref in refs] == [
+        "#ej-04-1", "#document-book/glosario", "https://pytorch.org/docs#LayerNorm"]
