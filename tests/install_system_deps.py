@@ -1,6 +1,6 @@
-"""Instala lo que las pruebas necesitan fuera de Python: Chromium, el diccionario
-español de hunspell y poppler (pdftotext y pdftoppm, para mirar el PDF del curso y las
-páginas impresas) (paquetes de Debian).
+"""Instala lo que las pruebas necesitan fuera de Python (paquetes de Debian): Chromium,
+el diccionario español de hunspell y poppler-utils (pdftotext y pdftoppm, para leer el
+PDF del curso y mirar las páginas impresas).
 
 - Como root (así corre CI): ``apt-get install`` de lo que falte.
 - Sin root: no instala nada del sistema; si falta Chromium y no estamos en CI, intenta
