@@ -26,6 +26,7 @@ import contextlib
 import functools
 import http.server
 import io
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -69,16 +70,25 @@ def single_page() -> Path:
 
 def build_single_page() -> None:
     """La página única, con la configuración del libro y su propio árbol de Sphinx
-    (no toca el del sitio: una construcción del sitio después no lo relee todo)."""
-    from jupyter_book.sphinx import build_sphinx
+    (no toca el del sitio: una construcción del sitio después no lo relee todo).
 
-    config = ROOT / "_config.yml"
-    result = build_sphinx(
-        str(ROOT), str(SINGLE), noconfig=True, path_config=str(config),
-        confoverrides={"latex_individualpages": False},
-        doctreedir=str(OUT / ".doctrees"), builder="singlehtml",
-        quiet=True, keep_going=True, warningiserror=True,
-    )
+    Con un ``conf.py`` en la raíz, con ``sphinx-build``; si no, con la configuración
+    de ``_config.yml`` que lee Jupyter Book (la misma que usa ``make book``)."""
+    if (ROOT / "conf.py").exists():
+        result = subprocess.run([
+            sys.executable, "-m", "sphinx", "-b", "singlehtml", "-W", "--keep-going",
+            "-q", "-d", str(OUT / ".doctrees"), str(ROOT), str(SINGLE),
+        ], cwd=ROOT).returncode
+    else:
+        from jupyter_book.sphinx import build_sphinx
+
+        result = build_sphinx(
+            str(ROOT), str(SINGLE), noconfig=True,
+            path_config=str(ROOT / "_config.yml"),
+            confoverrides={"latex_individualpages": False},
+            doctreedir=str(OUT / ".doctrees"), builder="singlehtml",
+            quiet=True, keep_going=True, warningiserror=True,
+        )
     if result != 0:
         raise SystemExit(f"Sphinx (singlehtml) terminó con error: {result}")
     if not single_page().exists():
@@ -264,6 +274,9 @@ def render_pdf() -> Path:
 
 
 def main(argv: list[str]) -> int:
+    if set(argv) - {"--sin-sphinx"}:
+        print(__doc__)
+        return 2
     if "--sin-sphinx" not in argv:
         build_single_page()
     path = render_pdf()
