@@ -200,11 +200,15 @@ test: test-setup
 # disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
 # de npm se instalan mientras pip instala los de Python, y las herramientas de prueba
 # mientras se construye el libro (solo añaden paquetes: ver $(VENV)/.test-deps).
+# Después, el PDF del curso (pdf-step: necesita el Chromium de las pruebas) y el sitio
+# otra vez, ya con el enlace al PDF en la portada.
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps book; status=$$?; \
+	if [ $$status -eq 0 ]; then $(PY) tests/install_system_deps.py \
+	  && $(MAKE) --no-print-directory pdf-step; status=$$?; fi; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
 	  tail -30 _build/lab-deps.log; exit 1; \
@@ -221,6 +225,20 @@ check: test-deps node_modules/.installed
 
 lint: test-deps
 	$(VENV)/bin/ruff check .
+
+# El curso entero en un PDF (_build/pdf/residual-y-layernorm.pdf; tools/pdf.py): la
+# misma configuración en una sola página (Sphinx, constructor singlehtml, con los
+# notebooks ya ejecutados de la caché: no ejecuta nada), impresa con el Chromium de
+# las pruebas. Después se vuelve a construir el sitio: la portada enlaza el PDF (solo
+# cuando existe; tools/pdf_sphinx.py lo copia a $(HTML)).
+.PHONY: pdf pdf-step
+pdf: book test-deps
+	$(PY) tests/install_system_deps.py
+	@$(MAKE) --no-print-directory pdf-step
+
+pdf-step:
+	$(PY) tools/pdf.py
+	@$(MAKE) --no-print-directory book-step
 
 serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)

@@ -31,6 +31,7 @@ language = "es"
 # Las extensiones propias del libro viven en book/_ext (no en resnorm, que no depende
 # de Sphinx). Para añadir una: el archivo en book/_ext y su nombre en la lista de abajo.
 sys.path.insert(0, str(RAIZ / "book" / "_ext"))
+sys.path.insert(0, str(RAIZ / "tools"))  # pdf_sphinx: la página única de «make pdf»
 
 extensions = [
     "sphinx_togglebutton",
@@ -49,6 +50,7 @@ extensions = [
     "quiz_progress",
     "math_katex",  # fórmulas dibujadas al construir
     "tema_ligero",
+    "pdf_sphinx",  # tools/: la página única del PDF y el enlace de la portada
     # Numeración de capítulos seguida entre las partes de _toc.yml («numbered: true»);
     # la última, como la cargaba jupyter-book.
     "sphinx_multitoc_numbering",
@@ -87,7 +89,9 @@ nb_merge_streams = True
 # Los widgets del curso (anywidget) se dibujan sin núcleo con un cargador propio de
 # pocos KB (_assets/js/widgets-estaticos.js), no con el gestor completo de
 # @jupyter-widgets (embed-amd.js, unos 900 KB comprimido). Solo en páginas con widgets.
-nb_ipywidgets_js = {"js/widgets-estaticos.js": {}}
+# En esas mismas páginas, impresion.js prepara el papel (_assets/css/impresion.css):
+# las soluciones y las respuestas de las preguntas, al final del capítulo.
+nb_ipywidgets_js = {"js/widgets-estaticos.js": {}, "js/impresion.js": {}}
 
 # -- Numeración y referencias ---------------------------------------------------------
 
@@ -106,7 +110,8 @@ bibtex_reference_style = "author_year"
 html_theme = "sphinx_book_theme"
 html_favicon = "_assets/favicon.svg"
 html_static_path = ["_assets"]
-html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css"]
+html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css",
+                  "css/impresion.css"]
 html_show_sourcelink = True
 # El botón de descarga enlaza la fuente tal cual (notebooks/x.ipynb, no x.ipynb.txt).
 html_sourcelink_suffix = ""

@@ -1,5 +1,6 @@
-"""Instala lo que las pruebas necesitan fuera de Python: Chromium y el diccionario
-español de hunspell (paquetes de Debian).
+"""Instala lo que las pruebas necesitan fuera de Python (paquetes de Debian): Chromium,
+el diccionario español de hunspell y poppler-utils (pdftotext y pdftoppm, para leer el
+PDF del curso y mirar las páginas impresas).
 
 - Como root (así corre CI): ``apt-get install`` de lo que falte.
 - Sin root: no instala nada del sistema; si falta Chromium y no estamos en CI, intenta
@@ -18,6 +19,7 @@ PACKAGES = {
     "chromium": Path("/usr/bin/chromium"),
     "hunspell": Path("/usr/bin/hunspell"),
     "hunspell-es": Path("/usr/share/hunspell/es_ES.dic"),
+    "poppler-utils": Path("/usr/bin/pdftotext"),
 }
 
 

@@ -255,7 +255,23 @@
   });
   function afterLoad() {
     setTimeout(startLater, 2000);
+    prefetch();
   }
+
+  // Papel: antes de imprimir se dibujan en el acto todos los que falten, estén donde
+  // estén (_assets/css/impresion.css). Para que no esperen a la red, el código de
+  // cada clase de widget se descarga al terminar de cargar la página; uno que aún no
+  // ha llegado imprime una línea que lo dice.
+  function prefetch() {
+    pendingModels.forEach(function (model) {
+      [model.get("_esm"), model.get("_css")].forEach(function (value) {
+        if (isFile(value)) fileText(value).catch(function () {});
+      });
+    });
+  }
+  window.addEventListener("beforeprint", function () {
+    Array.from(pendingModels.keys()).forEach(draw);
+  });
   if (document.readyState === "complete") afterLoad();
   else window.addEventListener("load", afterLoad);
 
