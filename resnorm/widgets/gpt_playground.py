@@ -177,26 +177,37 @@ def playground_data(runs: dict, chars: list[str], prompt: str = DEFAULTS["prompt
     recuperados del int8 (``dequantize_weights``): los mismos que usa el navegador.
     """
     models, weights, examples = {}, {}, {}
-    for config in CONFIGS:
-        if config not in runs:
-            continue
-        run = runs[config]
-        if "state_dict" not in run:
-            raise ValueError(f"{config}: el resultado de train_gpt no trae state_dict")
-        entries, blob = export_weights(run["state_dict"])
-        model = trained_model({**run, "state_dict": dequantize_weights(
-            run["state_dict"])}, len(chars))
-        style = svg_series_style(_STYLE_KEY[config])
-        models[config] = {"meta": model_meta(model, entries), "label": style["label"],
-                          "style": style, "bytes": len(blob)}
-        weights[config] = BINARY_URL + base64.b64encode(blob).decode("ascii")
-        examples[config] = example(model, chars, prompt, n_chars, seed, temperature)
-        numbers = examples[config]["losses"] + examples[config]["norm"]
-        if not all(v is None or math.isfinite(v) for v in numbers):
-            raise ValueError(f"{config}: el modelo da valores no finitos (¿divergió?)")
+    # Un hilo, como train_gpt: con operaciones tan pequeñas, varios hilos en una
+    # máquina ocupada esperan más de lo que calculan.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for config in CONFIGS:
+            if config in runs:
+                _add_model(config, runs[config], chars, (prompt, n_chars, seed,
+                           temperature), models, weights, examples)
+    finally:
+        torch.set_num_threads(threads)
     if not models:
         raise ValueError(f"runs no tiene ninguna de las configuraciones {CONFIGS}")
     return {"models": models, "weights": weights, "examples": examples}
+
+
+def _add_model(config, run, chars, args, models, weights, examples) -> None:
+    """Exporta un modelo de ``playground_data`` y calcula su ejemplo."""
+    if "state_dict" not in run:
+        raise ValueError(f"{config}: el resultado de train_gpt no trae state_dict")
+    entries, blob = export_weights(run["state_dict"])
+    model = trained_model({**run, "state_dict": dequantize_weights(run["state_dict"])},
+                          len(chars))
+    style = svg_series_style(_STYLE_KEY[config])
+    models[config] = {"meta": model_meta(model, entries), "label": style["label"],
+                      "style": style, "bytes": len(blob)}
+    weights[config] = BINARY_URL + base64.b64encode(blob).decode("ascii")
+    examples[config] = example(model, chars, *args)
+    numbers = examples[config]["losses"] + examples[config]["norm"]
+    if not all(v is None or math.isfinite(v) for v in numbers):
+        raise ValueError(f"{config}: el modelo da valores no finitos (¿divergió?)")
 
 
 # --- El widget ------------------------------------------------------------------------
