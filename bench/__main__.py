@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bench import build as build_mod
+from bench import gpt as gpt_mod
 from bench import lighthouse as lighthouse_mod
 from bench import pages as pages_mod
 from bench import report
@@ -32,7 +33,7 @@ from bench import widgets as widgets_mod
 from bench.server import serve
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("build", "pages", "widgets", "cost", "lighthouse")
+SECTIONS = ("build", "pages", "widgets", "cost", "lighthouse", "gpt")
 
 
 def log(message: str) -> None:
@@ -44,7 +45,7 @@ def parse_args(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sections", default=",".join(SECTIONS),
                    help="secciones separadas por comas "
-                   "(build,pages,widgets,cost,lighthouse)")
+                   "(build,pages,widgets,cost,lighthouse,gpt)")
     p.add_argument("--cold-runs", type=int, default=3)
     p.add_argument("--warm-runs", type=int, default=3)
     p.add_argument("--events", type=int, default=120,
@@ -166,7 +167,8 @@ def main(argv=None) -> int:
         if "cost" in args.sections:
             results["cost"] = section("cost", lambda: cost_section(
                 args.shapes, args.cost_repeats))
-        browser_sections = [s for s in ("pages", "widgets") if s in args.sections]
+        browser_sections = [s for s in ("pages", "widgets", "gpt")
+                            if s in args.sections]
         if browser_sections:
             if not (html_dir / "index.html").exists():
                 log(f"No hay sitio construido en {html_dir}: ejecuta «make book».")
@@ -191,7 +193,7 @@ def main(argv=None) -> int:
     results["machine"]["loadavg_end"] = os.getloadavg()
     results["total_seconds"] = time.perf_counter() - started
     # una sección con error no es una lista
-    for key in ("pages", "widgets", "cost", "lighthouse"):
+    for key in ("pages", "widgets", "cost", "lighthouse"):  # «gpt» lleva su error
         if isinstance(results.get(key), dict):
             results[f"{key}_error"] = results.pop(key)["error"]
     Path(args.output).write_text(json.dumps(results, indent=1, ensure_ascii=False),
@@ -200,7 +202,8 @@ def main(argv=None) -> int:
     print(f"Máquina: {load['cpus']} CPU ({load['cpu_model']}); carga media (1 min) "
           f"{load['loadavg_start'][0]:.1f} al empezar, {load['loadavg_end'][0]:.1f} al "
           f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
-    rows = report.rows_for(results) + lighthouse_mod.rows_for(results)
+    rows = (report.rows_for(results) + lighthouse_mod.rows_for(results)
+            + gpt_mod.rows_for(results))
     print(report.table(rows))
     errors = [k for k in results if k.endswith("_error")]
     if errors:
@@ -229,6 +232,9 @@ def run_browser(args, results, html_dir: Path, sections, section) -> None:
                         browser, serve, site_url, html_dir, pages, args.events,
                         args.warmup_events, log, args.minimal_widgets),
                 )
+            if "gpt" in sections:
+                results["gpt"] = section("gpt", lambda: gpt_mod.bench_gpt(
+                    browser, site_url, html_dir, pages, log))
         finally:
             browser.close()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import shutil
 import subprocess
 
@@ -31,7 +32,7 @@ QUANT_MARGIN = 0.01
 PROMPTS = ["La conexión residual", "a", "¿Qué normaliza LayerNorm? La",
            "El gradiente llega a la capa 1."]
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="hace falta node en el PATH")
+needs_node = pytest.mark.skipif(NODE is None, reason="hace falta node en el PATH")
 
 RUNNER = r"""
 import { readFileSync } from "node:fs";
@@ -119,18 +120,21 @@ def check_logits(runs, dataset, node_out, weights=lambda sd: sd):
             assert float(want.std()) > 0.05, f"{config}: logits casi constantes"
 
 
+@needs_node
 def test_js_forward_equals_pytorch_float32(short_runs, dataset, tmp_path):
     out = run_node(tmp_path, node_payload(short_runs, dataset.chars,
                                           encode(dataset, PROMPTS), quantize=False))
     check_logits(short_runs, dataset, out)
 
 
+@needs_node
 def test_js_forward_equals_pytorch_on_int8_weights(short_runs, dataset, tmp_path):
     out = run_node(tmp_path, node_payload(short_runs, dataset.chars,
                                           encode(dataset, PROMPTS)))
     check_logits(short_runs, dataset, out, weights=gpt.dequantize_weights)
 
 
+@needs_node
 def test_js_char_losses_and_stream_stats_equal_python(short_runs, dataset, tmp_path):
     out = run_node(tmp_path, node_payload(short_runs, dataset.chars,
                                           encode(dataset, PROMPTS)))
@@ -149,6 +153,7 @@ def test_js_char_losses_and_stream_stats_equal_python(short_runs, dataset, tmp_p
                     f"{config}: {key}")
 
 
+@needs_node
 def test_mulberry32_python_twin_matches_js(tmp_path):
     script = tmp_path / "rng.mjs"
     gpt_js = gp.__file__.replace("gpt_playground.py", "gpt.js")
@@ -168,6 +173,7 @@ def test_mulberry32_python_twin_matches_js(tmp_path):
         assert all(0 <= v < 1 for v in values) and len(set(values)) == len(values)
 
 
+@needs_node
 @pytest.mark.slow
 def test_chapter_models_in_js_equal_pytorch_and_generate_the_same_text(
         chapter_runs, dataset, tmp_path):
@@ -198,3 +204,96 @@ def test_int8_weights_lose_at_most_the_stated_margin(chapter_runs, dataset):
                                                     vy.flatten())))
         assert abs(losses[1] - losses[0]) <= QUANT_MARGIN, (
             f"{config}: con int8 la pérdida pasa de {losses[0]:.4f} a {losses[1]:.4f}")
+
+
+# --- El formato de exportación (Python) -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fresh_state():
+    """Los pesos de un TinyGPT Pre-LN recién creado (semilla fija; sin entrenar)."""
+    torch.manual_seed(0)
+    model = gpt.TinyGPT("pre_ln", 99, n_layers=2)
+    with torch.no_grad():  # que las LayerNorm no sean todas 1 y 0
+        for name, p in model.named_parameters():
+            if p.ndim == 1:
+                p.add_(torch.randn_like(p) * 0.1)
+    return model.state_dict()
+
+
+def test_export_float32_round_trip_is_exact(fresh_state):
+    back = gpt.import_weights(*gpt.export_weights(fresh_state, quantize=False))
+    assert list(back) == list(fresh_state)
+    for name, w in fresh_state.items():
+        assert torch.equal(back[name], w), name
+
+
+def test_export_int8_rounds_each_weight_to_half_a_step_of_its_row(fresh_state):
+    entries, blob = gpt.export_weights(fresh_state)
+    back = gpt.import_weights(entries, blob)
+    for e in entries:
+        w, got = fresh_state[e["name"]], back[e["name"]]
+        if w.ndim == 1:  # sesgos, γ y β: float32 tal cual
+            assert e["dtype"] == "f32" and torch.equal(got, w), e["name"]
+            continue
+        assert e["dtype"] == "q8"
+        step = w.abs().amax(dim=1, keepdim=True) / 127  # (filas, 1)
+        err = (got - w).abs()
+        assert bool((err <= step / 2 * (1 + 1e-5) + 1e-12).all()), e["name"]
+        assert float(err.max()) > 0, f"{e['name']}: int8 no cambió nada"
+
+
+def test_export_size_is_one_byte_per_matrix_weight(fresh_state):
+    entries, blob = gpt.export_weights(fresh_state)
+    expected = 0
+    for e in entries:
+        n = math.prod(e["shape"])
+        assert e["offset"] == expected and e["offset"] % 4 == 0, e["name"]
+        size = n + 4 * e["shape"][0] if e["dtype"] == "q8" else 4 * n
+        expected += size + (-size % 4)
+    assert len(blob) == expected
+    n_params = sum(w.numel() for w in fresh_state.values())
+    assert len(blob) < 0.3 * 4 * n_params, "int8 debería pesar menos de un 30 % de f32"
+
+
+def test_export_rejects_an_unknown_dtype(fresh_state):
+    entries, blob = gpt.export_weights(fresh_state)
+    entries[0] = {**entries[0], "dtype": "f16"}
+    with pytest.raises(ValueError, match="desconocido"):
+        gpt.import_weights(entries, blob)
+
+
+def test_trained_model_leaves_the_global_random_state_alone(short_runs, dataset):
+    torch.manual_seed(5)
+    before = torch.rand(3)
+    torch.manual_seed(5)
+    model = gpt.trained_model(short_runs["plain"], dataset.vocab_size)
+    assert torch.equal(torch.rand(3), before)
+    sd = short_runs["plain"]["state_dict"]
+    assert all(torch.equal(model.state_dict()[k], v) for k, v in sd.items())
+
+
+def test_playground_state_is_json_without_nan_and_weights_are_data_urls(
+        short_runs, dataset):
+    data = gp.playground_data(short_runs, dataset.chars, n_chars=10)
+    json.dumps(data, allow_nan=False)  # lanza si hay NaN o infinito
+    assert set(data["examples"]) == set(gpt.CONFIGS)
+    for config, url in data["weights"].items():
+        assert url.startswith(gp.BINARY_URL)
+        blob = base64.b64decode(url[len(gp.BINARY_URL):])
+        assert len(blob) == data["models"][config]["bytes"]
+        ex = data["examples"][config]
+        assert len(ex["greedy"]) == len(ex["sample"]) == 10
+        assert len(ex["losses"]) == len(gp.DEFAULTS["prompt"]) - 1
+        assert len(ex["norm"]) == 6 + 2  # emb., 6 bloques, ln_f
+        assert (ex["norm"][-1] is None) == (config != "pre_ln")
+
+
+def test_playground_explains_bad_arguments_in_spanish(short_runs, dataset):
+    with pytest.raises(ValueError, match="state_dict"):
+        gp.playground_data({"plain": {k: v for k, v in short_runs["plain"].items()
+                                      if k != "state_dict"}}, dataset.chars)
+    with pytest.raises(ValueError, match="ninguna de las configuraciones"):
+        gp.playground_data({}, dataset.chars)
+    with pytest.raises(ValueError, match="vocabulario"):
+        gp.GPTPlayground(short_runs, ["ab"])

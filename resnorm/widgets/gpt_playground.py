@@ -33,8 +33,9 @@ from resnorm.plots import svg_series_style
 from resnorm.widgets._base import CourseWidget, spanish_error
 from resnorm.widgets.bundler import bundle, minify_css
 
-#: Lo que el lector ve antes de tocar nada: la frase del capítulo, sorteo con semilla.
-DEFAULTS = {"prompt": PROMPT, "seed": 1, "temperature": 0.8, "n_chars": 120,
+#: Lo que el lector ve antes de tocar nada: la frase del capítulo y 80 caracteres (como
+#: las muestras del capítulo), sorteados con semilla.
+DEFAULTS = {"prompt": PROMPT, "seed": 1, "temperature": 0.8, "n_chars": 80,
             "mode": "sample"}
 #: Límites de los controles (el navegador los lee de ``settings``).
 LIMITS = {"seed": [0, 9999], "temperature": [0.1, 2.0], "n_chars": [10, 300]}
