@@ -5,7 +5,8 @@
 import { formatNumber, logRange, parseNumber } from "./compute.js";
 import { clear, h, s, uid } from "./dom.js";
 import {
-  GPT_CONFIGS, base64Bytes, charLosses, decodeWeights, encodeText, makeModel, mulberry32, nextId,
+  GPT_CONFIGS, base64Bytes, charLosses, decodeWeights, encodeText, makeModel,
+  mulberry32, nextId,
 } from "./gpt.js";
 import { field, frame, legend, live, logLineChart, read } from "./ui.js";
 
@@ -43,7 +44,7 @@ function render({ model, el }) {
   const defaults = settings.defaults || {};
   const limits = settings.limits || {};
   const models = read(model, "models", {});
-  // En el orden del capítulo (el estado guardado puede llegar con las claves ordenadas).
+  // En el orden del capítulo (el estado guardado llega con las claves ordenadas).
   const configs = GPT_CONFIGS.filter((c) => models[c]);
   const chars = read(model, "chars", []);
   const anyMeta = configs.length
@@ -138,8 +139,8 @@ function render({ model, el }) {
 
   const narrow = typeof window !== "undefined" && window.matchMedia
     ? window.matchMedia("(max-width: 575.98px)") : null;
-  // En un teléfono, menos unidades de viewBox: mostrado a ~320 px, el texto de los ejes
-  // sigue midiendo 11 px o más.
+  // En un teléfono, menos unidades de viewBox: mostrado a ~320 px, el texto de los
+  // ejes sigue midiendo 11 px o más.
   const chartWidth = () => (narrow && narrow.matches ? 310 : 520);
 
   // results[config] = {prompt, text, mode, losses, norm, spread, done}
