@@ -464,7 +464,7 @@ def _magnitude(text: str) -> float:
 
 
 def gpt_spread(widget, label: str) -> tuple[float, float]:
-    """Lo que distingue a cada posición, tras los embeddings y tras el último bloque,
+    """Lo que distingue a cada posición, a la entrada y tras el último bloque,
     leído del resumen del widget."""
     for line in widget.locator(".rn-gpt-summary li").all_inner_texts():
         if line.startswith(f"{label}:"):
@@ -555,7 +555,7 @@ def test_gpt_every_model_generates_offline_with_the_keyboard(gpt_page):
     # Pre-LN: la norma del flujo crece bloque a bloque (leída del resumen).
     pre = next(t for t in widget.locator(".rn-gpt-summary li").all_inner_texts()
                if t.startswith("Pre-LN:"))
-    m = re.search(r"norma (.+?) tras los embeddings, (.+?) tras el bloque", pre)
+    m = re.search(r"norma (.+?) a la entrada, (.+?) tras el bloque", pre)
     assert _magnitude(m.group(2)) > 10 * _magnitude(m.group(1)), pre
     # Un solo modelo, elegido con las flechas: voraz, y otra vez igual.
     widget.locator("select").focus()

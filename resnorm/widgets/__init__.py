@@ -54,4 +54,4 @@ def __getattr__(name: str):
         from resnorm.widgets.gpt_playground import GPTPlayground
 
         return GPTPlayground
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f"el módulo {__name__!r} no tiene {name!r}")

@@ -1,6 +1,6 @@
 // El GPT diminuto del capítulo 10 en el navegador: cálculo puro, sin DOM ni red.
 //
-// Gemelo de `resnorm.gpt.TinyGPT` (embeddings de token y de posición, autoatención
+// Gemelo de `resnorm.gpt.TinyGPT` (embedding de token y de posición, autoatención
 // causal, FFN con GELU exacta, LayerNorm y los cinco bloques) para los pesos que
 // exporta `resnorm.gpt.export_weights`. Los pesos se guardan en float32, como en
 // PyTorch; las activaciones, en float64. tests/test_gpt_js.py lo ejecuta con Node y
@@ -226,7 +226,7 @@ function streamStats(x, T, C) {
 
 /**
  * La pasada hacia delante de `ids` (índices, como mucho blockSize): logits (T, V)
- * por filas y, si `stats`, las medidas del flujo tras los embeddings, tras cada
+ * por filas y, si `stats`, las medidas del flujo a la entrada, tras cada
  * bloque y tras ln_f (null si el modelo no la tiene): {norm: [...], spread: [...]}.
  */
 export function forward(model, ids, { stats = false, lastOnly = false } = {}) {

@@ -12,8 +12,9 @@ import { field, frame, legend, live, logLineChart, read } from "./ui.js";
 
 const FILE = "rn-archivo:";
 const DATA = "data:application/octet-stream;base64,";
+// La entrada (0: embedding de token más el de posición), cada bloque y ln_f.
 const STAGES = (n) =>
-  ["emb.", ...Array.from({ length: n }, (_, i) => String(i + 1)), "ln_f"];
+  [...Array.from({ length: n + 1 }, (_, i) => String(i)), "ln_f"];
 // Cada cuánto (ms) se cede el turno al navegador: la página sigue respondiendo.
 const SLICE_MS = 40;
 
@@ -208,7 +209,7 @@ function render({ model, el }) {
     const r = results[c];
     const n = r.norm.length - 2;
     const lnF = r.norm[n + 1] === null ? "" : `, ${fmt(r.norm[n + 1])} tras ln_f`;
-    const norm = `norma ${fmt(r.norm[0])} tras los embeddings, ${fmt(r.norm[n])} ` +
+    const norm = `norma ${fmt(r.norm[0])} a la entrada, ${fmt(r.norm[n])} ` +
       `tras el bloque ${n}${lnF}`;
     const spread = "diferencia entre posiciones de " +
       `${fmt(r.spread[0])} a ${fmt(r.spread[n])}`;
@@ -231,7 +232,7 @@ function render({ model, el }) {
       logLineChart(svg, {
         xs: STAGES(n), series: ser, selected: null,
         decades: logRange(ser.flatMap((x) => x.values)), width: chartWidth(),
-        height: 230, title, xLabel: "capa (emb. = tras los embeddings)", yLabel,
+        height: 230, title, xLabel: "tras el bloque (0: la entrada)", yLabel,
       });
     }
     clear(legendBox);

@@ -67,7 +67,8 @@ def mulberry32(seed: int):
 
 @torch.no_grad()
 def stream_stats(model, idx: torch.Tensor) -> dict:
-    """Tamaño del flujo residual tras los embeddings, cada bloque y ``ln_f``.
+    """Tamaño del flujo residual a la entrada (embedding de token más el de posición),
+    tras cada bloque y tras ``ln_f``.
 
     Para una entrada ``(1, T)``: ``norm`` es la media sobre las posiciones de
     ``‖x_t‖`` y ``spread``, la de ``‖x_t − x̄‖`` (``x̄``, la media de las posiciones):
