@@ -34,6 +34,7 @@ from pathlib import Path
 
 from bench import build as build_mod
 from bench import cost as cost_mod
+from bench import gpt as gpt_mod
 from bench import lighthouse as lighthouse_mod
 from bench import pages as pages_mod
 from bench import report
@@ -42,7 +43,7 @@ from bench import widgets as widgets_mod
 from bench.server import serve
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("build", "pages", "widgets", "widget_load", "cost", "lighthouse")
+SECTIONS = ("build", "pages", "widgets", "widget_load", "cost", "lighthouse", "gpt")
 
 
 def log(message: str) -> None:
@@ -147,7 +148,7 @@ def main(argv=None) -> int:
         if "cost" in args.sections:
             results["cost"] = section("cost", lambda: cost_mod.bench_cost(
                 args.shapes, args.cost_repeats, log=log))
-        browser_sections = [s for s in ("pages", "widgets", "widget_load")
+        browser_sections = [s for s in ("pages", "widgets", "widget_load", "gpt")
                             if s in args.sections]
         if browser_sections:
             if not (html_dir / "index.html").exists():
@@ -173,6 +174,7 @@ def main(argv=None) -> int:
     results["machine"]["loadavg_end"] = os.getloadavg()
     results["total_seconds"] = time.perf_counter() - started
     # una sección con error no es una lista
+    # («gpt» lleva su propio error)
     for key in ("pages", "widgets", "widget_load", "cost", "lighthouse"):
         if isinstance(results.get(key), dict):
             results[f"{key}_error"] = results.pop(key)["error"]
@@ -183,7 +185,8 @@ def main(argv=None) -> int:
           f"{load['loadavg_start'][0]:.1f} al empezar, {load['loadavg_end'][0]:.1f} al "
           f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
     rows = (report.rows_for(results) + widget_load_mod.rows_for(results)
-            + cost_mod.rows_for(results) + lighthouse_mod.rows_for(results))
+            + cost_mod.rows_for(results) + lighthouse_mod.rows_for(results)
+            + gpt_mod.rows_for(results))
     print(report.table(rows))
     print(f"Resultados completos en {args.output}")
     return verdict(rows, [k for k in results if k.endswith("_error")])
@@ -230,6 +233,9 @@ def run_browser(args, results, html_dir: Path, sections, section) -> None:
                         browser, serve, site_url, html_dir, pages, args.events,
                         args.warmup_events, log, args.minimal_widgets),
                 )
+            if "gpt" in sections:
+                results["gpt"] = section("gpt", lambda: gpt_mod.bench_gpt(
+                    browser, site_url, html_dir, pages, log))
         finally:
             browser.close()
 

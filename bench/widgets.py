@@ -34,6 +34,8 @@ from typing import Callable
 
 import numpy as np
 
+from bench.gpt import small_playground
+
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
 
@@ -90,6 +92,12 @@ SPECS: dict[str, Spec] = {
         steps=[("input[type=range] >> nth=0", "ArrowLeft"),
                ("input[type=range] >> nth=0", "ArrowRight")],
         build=lambda w: w.DepthExplorer(gradient=DEPTH_DATA),
+    ),
+    # El modelo elegido cambia con las flechas: se dibujan una o cinco tarjetas.
+    "GPTPlayground": Spec(
+        ".rn-gpt",
+        steps=[("select >> nth=0", "ArrowDown"), ("select >> nth=0", "ArrowUp")],
+        build=lambda w: small_playground(),
     ),
 }
 

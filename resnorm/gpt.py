@@ -37,6 +37,10 @@ __all__ = [
     "CONFIG_LABELS",
     "CharDataset",
     "TinyGPT",
+    "dequantize_weights",
+    "export_weights",
+    "import_weights",
+    "trained_model",
     "gpt_comparison",
     "known_word_fraction",
     "alt_text_val_losses",
@@ -277,7 +281,9 @@ def train_gpt(
     Devuelve ``{"config", "params", "train_loss": [por paso], "val_steps",
     "val_loss", "final_val_loss", "diverged_at_step", "first_grad_norm": {"wte",
     "lm_head"} (norma del gradiente del primer paso), "samples": [textos],
-    "seconds", "cpu_seconds"}``. Capítulo 10.
+    "seconds", "cpu_seconds", "state_dict": {nombre: tensor}}``; ``state_dict`` son
+    los pesos entrenados, copiados (``trained_model`` rehace el modelo con ellos).
+    Capítulo 10.
     """
     data = _dataset() if dataset is None else dataset
     wall, cpu = time.perf_counter(), time.process_time()
@@ -338,6 +344,7 @@ def train_gpt(
         "samples": samples,
         "seconds": time.perf_counter() - wall,
         "cpu_seconds": time.process_time() - cpu,
+        "state_dict": {k: v.detach().clone() for k, v in model.state_dict().items()},
     }
 
 
@@ -396,6 +403,87 @@ def known_word_fraction(samples: Sequence[str], text: str, prompt: str = PROMPT
 
 
 _WORD = re.compile(r"[a-záéíóúüñ]+")
+
+
+# --- Exportación: los pesos entrenados, para el navegador -----------------------------
+
+#: Versión del formato de ``export_weights`` (la lee ``resnorm/widgets/gpt.js``).
+EXPORT_FORMAT = "resnorm-gpt-1"
+
+
+def trained_model(run: dict, vocab_size: int) -> TinyGPT:
+    """El ``TinyGPT`` entrenado de ``run`` (un resultado de ``train_gpt``), en modo
+    evaluación. No toca el estado aleatorio global. Capítulo 10."""
+    p = run["params"]
+    with torch.random.fork_rng(devices=[]):
+        model = TinyGPT(run["config"], vocab_size, p["n_layers"], p["d_model"],
+                        p["n_heads"], p["block_size"])
+    model.load_state_dict(run["state_dict"])
+    return model.eval()
+
+
+def export_weights(state_dict: dict, quantize: bool = True) -> tuple[list[dict], bytes]:
+    """Los pesos de un ``TinyGPT`` en un archivo binario compacto (Capítulo 10).
+
+    Cada tensor, en el orden de ``state_dict``, ocupa un tramo de ``datos``
+    (little-endian; cada tramo empieza en un múltiplo de 4 bytes):
+
+    - ``"q8"`` (matrices, con ``quantize``): int8 por fila con escala float32. Para la
+      fila *r*, ``s_r = max_j |w_rj| / 127`` (1 si la fila es toda 0) y
+      ``q_rj = round(w_rj / s_r)`` en [−127, 127]; el tramo son las ``filas`` escalas
+      ``s_r`` en float32 y después los ``q_rj`` en int8, fila a fila. Se recupera
+      ``w_rj ≈ s_r · q_rj``, con error ≤ ``s_r / 2``.
+    - ``"f32"``: float32 tal cual (los vectores: sesgos, γ y β; todo sin
+      ``quantize``).
+
+    Devuelve ``(tensores, datos)``: ``tensores`` es ``[{"name", "shape", "dtype",
+    "offset"}]`` (lo que va en el JSON del widget) y ``datos``, los bytes.
+    """
+    import numpy as np
+
+    entries, chunks, offset = [], [], 0
+    for name, tensor in state_dict.items():
+        w = tensor.detach().to(torch.float32).cpu().numpy()
+        if quantize and w.ndim == 2:
+            peak = np.abs(w).max(axis=1)
+            scale = np.where(peak > 0, peak / np.float32(127), 1).astype("<f4")
+            q = np.clip(np.rint(w / scale[:, None]), -127, 127).astype(np.int8)
+            chunk, dtype = scale.tobytes() + q.tobytes(), "q8"
+        else:
+            chunk, dtype = w.astype("<f4").tobytes(), "f32"
+        entries.append({"name": name, "shape": list(w.shape), "dtype": dtype,
+                        "offset": offset})
+        chunk += bytes(-len(chunk) % 4)
+        chunks.append(chunk)
+        offset += len(chunk)
+    return entries, b"".join(chunks)
+
+
+def import_weights(entries: list[dict], data: bytes) -> dict:
+    """Lo contrario de ``export_weights``: ``{nombre: tensor float32}``, con las
+    matrices ``"q8"`` ya multiplicadas por su escala (lo que usa el navegador)."""
+    import numpy as np
+
+    out = {}
+    for e in entries:
+        shape, at = tuple(e["shape"]), e["offset"]
+        n = math.prod(shape)
+        if e["dtype"] == "q8":
+            rows, cols = shape
+            scale = np.frombuffer(data, "<f4", rows, at)
+            q = np.frombuffer(data, np.int8, n, at + 4 * rows).reshape(rows, cols)
+            w = scale[:, None] * q.astype(np.float32)
+        elif e["dtype"] == "f32":
+            w = np.frombuffer(data, "<f4", n, at).reshape(shape)
+        else:
+            raise ValueError(f"{e['name']}: tipo {e['dtype']!r} desconocido")
+        out[e["name"]] = torch.from_numpy(w.astype(np.float32))
+    return out
+
+
+def dequantize_weights(state_dict: dict) -> dict:
+    """Los pesos tal como los usa el navegador: exportados en ``"q8"`` y recuperados."""
+    return import_weights(*export_weights(state_dict))
 
 
 # --- Figuras --------------------------------------------------------------------------

@@ -234,3 +234,31 @@ def test_widget_code_moves_to_one_file_per_class_and_the_state_names_it(tmp_path
     assert models["a"]["state"] == models["b"]["state"]  # un archivo por clase
     assert len(list((tmp_path / "_static" / "widgets").iterdir())) == 2
     assert tema_ligero.externalize_widget_code(out, page, tmp_path) == out
+
+
+def test_widget_binary_data_moves_to_a_bin_file_fetched_only_when_used(tmp_path):
+    """Los pesos del GPT del capítulo 10 viajan como data: URL en un trait
+    diccionario; en el sitio, cada uno pasa a _static/widgets/<huella>.bin."""
+    import base64
+    import json
+
+    blobs = {"plain": bytes(range(256)) * 3, "pre_ln": b"\x00\x01pesos"}
+    weights = {k: tema_ligero.BINARY_URL + base64.b64encode(v).decode()
+               for k, v in blobs.items()}
+    state = {"version_major": 2, "state": {"g": {"model_name": "AnyModel", "state": {
+        "weights": weights, "texto": "data:text/plain;base64,aG9sYQ==",
+        "lista": [tema_ligero.BINARY_URL]}}}}
+    html = (f'<script type="{tema_ligero.WIDGET_STATE}">{json.dumps(state)}</script>')
+    page = tmp_path / "notebooks" / "10.html"
+    page.parent.mkdir()
+    out = tema_ligero.externalize_widget_code(html, page, tmp_path)
+    values = json.loads(re.search(r'json">(.*?)</script>', out, re.S).group(1))[
+        "state"]["g"]["state"]
+    for key, blob in blobs.items():
+        ref = values["weights"][key]
+        assert ref.startswith("rn-archivo:../_static/widgets/") and ref.endswith(".bin")
+        assert (page.parent / ref.removeprefix("rn-archivo:")).read_bytes() == blob
+    # Solo los data: URL binarios; el resto del estado, igual.
+    assert values["texto"] == "data:text/plain;base64,aG9sYQ=="
+    assert values["lista"] == [tema_ligero.BINARY_URL]
+    assert tema_ligero.externalize_widget_code(out, page, tmp_path) == out

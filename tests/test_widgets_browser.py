@@ -443,3 +443,164 @@ def test_axe_finds_no_serious_violations_in_any_widget(open_widget, dark):
     ]
     assert serious == []
     w.check_clean()
+
+
+# --- «Prueba los cinco modelos» (Capítulo 10), en el sitio construido -----------------
+# Este widget necesita los cinco GPT que entrena el capítulo: se prueba en la página del
+# libro, servida en 127.0.0.1 sin red (tests/helpers.CHROMIUM_FLAGS).
+
+GPT_PAGE = "notebooks/10_gpt_diminuto.html"
+GPT_LABELS = ["Sin residual", "Sin residual, con LayerNorm", "Residual sin LayerNorm",
+              "Post-LN", "Pre-LN"]
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+
+
+def _magnitude(text: str) -> float:
+    """«0.170», «6.1 × 10⁻⁸» o «−2.5» → float."""
+    text = text.replace("\u2212", "-").strip()
+    if "×" in text:
+        mant, power = text.split("× 10")
+        return float(mant) * 10 ** int(power.strip().translate(_SUPERSCRIPT))
+    return float(text)
+
+
+def gpt_spread(widget, label: str) -> tuple[float, float]:
+    """Lo que distingue a cada posición, a la entrada y tras el último bloque,
+    leído del resumen del widget."""
+    for line in widget.locator(".rn-gpt-summary li").all_inner_texts():
+        if line.startswith(f"{label}:"):
+            m = re.search(r"diferencia entre posiciones de (.+?) a (.+?)\.$", line)
+            return _magnitude(m.group(1)), _magnitude(m.group(2))
+    raise AssertionError(f"el resumen no nombra «{label}»")
+
+
+@pytest.fixture()
+def gpt_page(browser, site_url):
+    from tests.helpers import PageRecorder, draw_widgets
+
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    rec = PageRecorder(context)
+    rec.goto(f"{site_url}/{GPT_PAGE}")
+    widget = rec.page.locator("section.rn-gpt")
+    widget.scroll_into_view_if_needed()
+    draw_widgets(rec.page)
+    widget.locator(".rn-gpt-card").first.wait_for()
+    yield rec, widget
+    context.close()
+
+
+def bin_requests(rec) -> list[str]:
+    return [r.url for r in rec.responses if r.url.endswith(".bin")]
+
+
+def wait_done(widget, timeout=120_000):
+    widget.page.wait_for_function(
+        "() => /^Listo|No se pudieron|falló|Corrige/.test(document.querySelector("
+        "'section.rn-gpt .rn-gpt-status').textContent)", timeout=timeout)
+    return widget.locator(".rn-gpt-status").inner_text()
+
+
+def press_generate_with_keyboard(widget, prompt: str, n_chars: int = 20):
+    """Escribe con el teclado en el texto y en «Caracteres nuevos» y pulsa Intro."""
+    box = widget.locator("input.rn-gpt-number >> nth=2")
+    box.focus()
+    widget.page.keyboard.press("Control+A")
+    widget.page.keyboard.press("Delete")
+    widget.page.keyboard.type(str(n_chars))
+    field = widget.locator("input.rn-gpt-prompt")
+    field.focus()
+    widget.page.keyboard.press("Control+A")
+    widget.page.keyboard.press("Delete")
+    widget.page.keyboard.type(prompt)
+    widget.page.keyboard.press("Enter")
+
+
+@pytest.mark.build
+def test_gpt_first_frame_shows_all_five_before_downloading_weights(gpt_page):
+    rec, widget = gpt_page
+    text = widget.inner_text()
+    assert widget.locator(".rn-gpt-card").count() == 5
+    for label in GPT_LABELS:
+        assert label in text
+    assert "La conexión residual" in text and "Generar" in text
+    assert not FORBIDDEN.search(text), FORBIDDEN.search(text)
+    assert bin_requests(rec) == [], "los pesos se piden antes de pulsar Generar"
+    # El primer dibujo ya enseña el colapso: sin atajo, las posiciones se igualan.
+    for label in GPT_LABELS[:2]:
+        first, last = gpt_spread(widget, label)
+        assert last < 1e-3 * first, f"{label}: {first} → {last}"
+    for label in GPT_LABELS[2:]:
+        first, last = gpt_spread(widget, label)
+        assert last > first, f"{label}: {first} → {last}"
+
+
+@pytest.mark.build
+def test_gpt_every_model_generates_offline_with_the_keyboard(gpt_page):
+    rec, widget = gpt_page
+    prompt = "La red aprende"
+    press_generate_with_keyboard(widget, prompt)
+    status = wait_done(widget)
+    assert status.startswith("Listo"), status
+    cards = widget.locator(".rn-gpt-card")
+    assert cards.count() == 5
+    for i in range(5):
+        text = cards.nth(i).locator(".rn-gpt-text").inner_text()
+        new = cards.nth(i).locator(".rn-gpt-new").inner_text()
+        assert text.startswith(prompt) and len(new) == 20, (i, text)
+    assert len(bin_requests(rec)) == 5, bin_requests(rec)
+    assert rec.external == [] and rec.failed == [] and rec.console_errors == []
+    # Con un texto nuevo, lo mismo: sin atajo, las posiciones se igualan.
+    for label in GPT_LABELS[:2]:
+        first, last = gpt_spread(widget, label)
+        assert last < 1e-3 * first, f"{label}: {first} → {last}"
+    # Pre-LN: la norma del flujo crece bloque a bloque (leída del resumen).
+    pre = next(t for t in widget.locator(".rn-gpt-summary li").all_inner_texts()
+               if t.startswith("Pre-LN:"))
+    m = re.search(r"norma (.+?) a la entrada, (.+?) tras el bloque", pre)
+    assert _magnitude(m.group(2)) > 10 * _magnitude(m.group(1)), pre
+    # Un solo modelo, elegido con las flechas: voraz, y otra vez igual.
+    widget.locator("select").focus()
+    for _ in range(8):  # hasta el último modelo, con las flechas
+        if widget.locator("select").input_value() == "pre_ln":
+            break
+        widget.page.keyboard.press("ArrowDown")
+    assert widget.locator("select").input_value() == "pre_ln"
+    widget.locator("input[type=radio] >> nth=1").check()
+    press_generate_with_keyboard(widget, prompt, 15)
+    assert wait_done(widget).startswith("Listo")
+    assert widget.locator(".rn-gpt-card").count() == 1
+    assert "Pre-LN" in widget.locator(".rn-gpt-card").inner_text()
+    greedy = widget.locator(".rn-gpt-new").inner_text()
+    press_generate_with_keyboard(widget, prompt, 15)
+    assert wait_done(widget).startswith("Listo")
+    assert widget.locator(".rn-gpt-new").inner_text() == greedy
+    assert len(bin_requests(rec)) == 5, "cada modelo se descarga una sola vez"
+    assert not FORBIDDEN.search(widget.inner_text())
+
+
+@pytest.mark.build
+def test_gpt_bad_input_is_answered_in_spanish(gpt_page):
+    rec, widget = gpt_page
+    error = widget.locator("p.rn-error >> nth=0")
+    press_generate_with_keyboard(widget, "Hola {mundo} ☃")
+    assert wait_done(widget).startswith("Corrige")
+    message = error.inner_text()
+    assert "no están en el texto del curso" in message
+    for c in "{}☃":
+        assert f"«{c}»" in message, message
+    field = widget.locator("input.rn-gpt-prompt")
+    assert field.get_attribute("aria-invalid") == "true"
+    assert field.evaluate("el => el === document.activeElement")
+    press_generate_with_keyboard(widget, "x" * 40)
+    wait_done(widget)
+    assert "como mucho 32 caracteres" in error.inner_text()
+    press_generate_with_keyboard(widget, "")
+    wait_done(widget)
+    assert "Escribe el comienzo" in error.inner_text()
+    press_generate_with_keyboard(widget, "La red", n_chars=5000)
+    wait_done(widget)
+    numbers_error = widget.locator("p.rn-error >> nth=1").inner_text()
+    assert "Caracteres nuevos" in numbers_error and "entre 10 y 300" in numbers_error
+    assert bin_requests(rec) == [], "con un error no se descarga nada"
+    assert not FORBIDDEN.search(widget.inner_text())
+    assert rec.console_errors == []

@@ -545,6 +545,22 @@ _WIDGET_STATE = re.compile(
     rf'(<script type="{re.escape(WIDGET_STATE)}">)(.*?)(</script>)', re.S
 )
 _CODE_FIELDS = {"_esm": ".js", "_css": ".css"}
+# Datos binarios de un widget (los pesos de los GPT del capítulo 10): un data: URL en
+# un trait, o en los valores de un trait diccionario. Van a _static/widgets/<huella>.bin
+# y el widget los pide cuando los necesita, no al abrir la página.
+BINARY_URL = "data:application/octet-stream;base64,"
+
+
+def _externalize_binary(value, page: Path, outdir: Path):
+    import base64
+
+    if isinstance(value, str) and value.startswith(BINARY_URL):
+        data = base64.b64decode(value[len(BINARY_URL):])
+        path = write_by_hash(data, "_static/widgets", ".bin", page, outdir)
+        return WIDGET_FILE + path
+    if isinstance(value, dict):
+        return {k: _externalize_binary(v, page, outdir) for k, v in value.items()}
+    return value
 
 
 def externalize_widget_code(html: str, page: Path, outdir: Path) -> str:
@@ -568,6 +584,11 @@ def externalize_widget_code(html: str, page: Path, outdir: Path) -> str:
                 values[field] = WIDGET_FILE + write_by_hash(
                     code.encode("utf-8"), "_static/widgets", suffix, page, outdir)
                 changed = True
+            for field, value in values.items():
+                moved = _externalize_binary(value, page, outdir)
+                if moved != value:
+                    values[field] = moved
+                    changed = True
         if not changed:
             return match.group(0)
         text = json.dumps(state, ensure_ascii=False).replace("</", "<\\/")

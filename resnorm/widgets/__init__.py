@@ -35,6 +35,7 @@ from resnorm.widgets.residual import ResidualSum
 __all__ = [
     "BlockStepper",
     "DepthExplorer",
+    "GPTPlayground",
     "LayerNormExplorer",
     "MeanStdCalculator",
     "ResidualSum",
@@ -45,3 +46,12 @@ __all__ = [
     "strip_comments",
     "validate_depth_data",
 ]
+
+
+def __getattr__(name: str):
+    # GPTPlayground importa torch: solo lo paga quien lo usa (Capítulo 10).
+    if name == "GPTPlayground":
+        from resnorm.widgets.gpt_playground import GPTPlayground
+
+        return GPTPlayground
+    raise AttributeError(f"el módulo {__name__!r} no tiene {name!r}")
