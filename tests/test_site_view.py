@@ -200,6 +200,67 @@ class PageView:
     layout_shift: float = 0.0
     shifts: str = ""
     figures: list[tuple[float, float]] = field(default_factory=list)
+    # El texto más pequeño de cada figura y de cada gráfico de widget, como se ve.
+    figure_text: list[tuple[str, float]] = field(default_factory=list)
+
+
+# El tamaño con que se ve el texto de cada figura y de cada gráfico de widget, en px
+# CSS, en esta ventana:
+# * un diagrama SVG (en un <img>): el SVG que eligió el navegador (currentSrc, la
+#   versión para teléfono si la hay) se inserta en la página al ancho con que se ve
+#   el <img>, y cada <text> mide su font-size por la escala de su getScreenCTM();
+# * una figura PNG de matplotlib: su texto más pequeño (data-texto-min-pt, en pt) por
+#   los px de imagen por pulgada (data-dpi del <img> o del <source> elegido) y por
+#   la escala con que se ve (ancho mostrado / ancho natural del PNG);
+# * un gráfico de widget (SVG en la página): como el diagrama, en su sitio.
+FIGURE_TEXT_JS = r"""
+async () => {
+  const out = [];
+  const smallest = (root) => {
+    let min = Infinity;
+    for (const t of root.querySelectorAll("text, tspan")) {
+      if (!t.textContent.trim()) continue;
+      const m = t.getScreenCTM();
+      const size = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+      min = Math.min(min, size);
+    }
+    return min;
+  };
+  const images = document.querySelectorAll(
+    ".bd-article figure img, .bd-article img.curso-figura");
+  for (const img of images) {
+    img.loading = "eager";
+    await img.decode().catch(() => null);
+    const shown = img.getBoundingClientRect().width;
+    const src = img.currentSrc || img.src;
+    const name = src.split("/").pop();
+    if (/\.svg(\?|$)/.test(src)) {
+      const holder = document.createElement("div");
+      holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden";
+      holder.innerHTML = await (await fetch(src)).text();
+      const svg = holder.querySelector("svg");
+      const box = svg.viewBox.baseVal;
+      svg.setAttribute("width", shown);
+      svg.setAttribute("height", shown * box.height / box.width);
+      document.body.append(holder);
+      out.push([name, smallest(svg)]);
+      holder.remove();
+    } else if (img.dataset.textoMinPt) {
+      const source = [...(img.parentElement.querySelectorAll("source") || [])]
+        .find((s) => new URL(s.srcset, location.href).href === src);
+      const dpi = parseFloat((source || img).dataset.dpi);
+      const pt = parseFloat((source || img).dataset.textoMinPt);
+      out.push([name, pt / 72 * dpi * shown / img.naturalWidth]);
+    }
+  }
+  document.querySelectorAll(".rn-chart").forEach((svg, i) => {
+    if (svg.getBoundingClientRect().width > 0) {
+      out.push([`gráfico ${i + 1}`, smallest(svg)]);
+    }
+  });
+  return out;
+}
+"""
 
 
 def _wait_until_drawn(page) -> None:
@@ -265,6 +326,7 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
             "els => els.map(e => [e.getBoundingClientRect().width,"
             " e.getBoundingClientRect().height])",
         )
+        result.figure_text = page.evaluate(FIGURE_TEXT_JS)
         result.screenshot = _photograph(page, view, rel)
         if view in DARK_PHOTO:
             # El sistema del lector pasa a oscuro: el tema lo sigue (data-theme).
@@ -386,6 +448,31 @@ def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
         if abs(w / h - width / height) > 0.02:
             problems.append(f"{rel}: figura deformada ({w:.0f} × {h:.0f})")
     assert not problems, "\n".join(problems)
+
+
+def _pages_with_figures() -> list[str]:
+    """Las páginas con figuras (diagramas SVG o PNG de matplotlib) o widgets."""
+    out = []
+    for rel in PAGES:
+        text = (BUILD_HTML / rel).read_text(encoding="utf-8")
+        if "curso-figura" in text or "<figure" in text or "widget-view+json" in text:
+            out.append(rel)
+    return out
+
+
+@pytest.mark.parametrize("view, rel", [
+    pytest.param(view, rel, id=f"{view}-{rel}")
+    for view in SWEPT for rel in _pages_with_figures()
+])
+def test_every_figure_and_chart_text_is_at_least_11_px_as_displayed(view, rel, look):
+    """El texto más pequeño de cada figura (diagramas SVG, figuras de matplotlib) y de
+    cada gráfico de widget mide al menos 11 px CSS tal como se ve en esta ventana,
+    también en un teléfono de 390 px (la versión para teléfono de cada figura)."""
+    seen = look(view, rel)
+    assert seen.figure_text or "<figure" not in (BUILD_HTML / rel).read_text("utf-8")
+    small = [f"{name}: {px:.1f} px" for name, px in seen.figure_text
+             if px < MIN_LAPTOP_PX - 0.05]
+    assert not small, f"{rel} ({view}): " + ", ".join(small)
 
 
 # --- Navegar con el índice del curso y el de la página -----------------------------
