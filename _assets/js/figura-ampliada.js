@@ -11,10 +11,17 @@
   var dialog = null;
   var opener = null;
 
+  // El pie de la figura, tal cual (con sus fórmulas), sin el enlace «#» al ancla.
   function captionOf(img) {
     var figure = img.closest("figure");
     var caption = figure && figure.querySelector("figcaption");
-    return caption ? caption.textContent.replace(/\s+/g, " ").trim() : "";
+    if (!caption) return null;
+    var copy = caption.cloneNode(true);
+    copy.querySelectorAll(".headerlink, [id]").forEach(function (el) {
+      if (el.matches(".headerlink")) el.remove();
+      else el.removeAttribute("id");
+    });
+    return copy.childNodes;
   }
 
   function numberOf(img) {
@@ -36,7 +43,7 @@
     });
     var img = document.createElement("img");
     img.className = "curso-figura-dialogo__imagen";
-    var caption = document.createElement("p");
+    var caption = document.createElement("div");
     caption.id = "curso-figura-dialogo-pie";
     caption.className = "curso-figura-dialogo__pie";
     dialog.append(close, img, caption);
@@ -58,8 +65,11 @@
     var big = dialog.querySelector("img");
     big.src = img.currentSrc || img.src;
     big.alt = img.alt || "";
-    var text = captionOf(img);
-    dialog.querySelector("p").textContent = text || img.alt || "";
+    var caption = dialog.querySelector(".curso-figura-dialogo__pie");
+    var copy = captionOf(img);
+    caption.replaceChildren();
+    if (copy) caption.append.apply(caption, Array.from(copy));
+    else caption.textContent = img.alt || "";
     document.documentElement.classList.add("curso-figura-abierta");
     dialog.showModal();
     dialog.querySelector("button").focus();

@@ -19,6 +19,9 @@
 
 3. **Figuras que se abren en grande** (``_assets/js/figura-ampliada.js``), solo en las
    páginas con figuras.
+
+4. **El foco del teclado** (``_assets/js/navegacion.js``): vuelve al botón ☰ o ☷ al
+   cerrar su índice y va al título al que lleva un enlace de la página.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ def setup(app):
     # Antes que las demás extensiones que añaden a metatags: el almacén va primero.
     app.connect("html-page-context", _add_safe_storage, priority=100)
     app.connect("html-page-context", _add_figure_zoom)
+    app.add_js_file("js/navegacion.js", loading_method="defer", priority=600)
     app.connect("env-get-outdated", _reread_index_entries)
     # Si el script cambia, cambia este valor y Sphinx reescribe todas las páginas.
     digest = hashlib.sha256(SAFE_STORAGE_JS.read_bytes()).hexdigest()[:16]
