@@ -78,7 +78,12 @@
   function setUp(img) {
     if (img.dataset.cursoAmpliable) return;
     img.dataset.cursoAmpliable = "1";
-    var holder = img.closest("figure, div.output") || img.parentElement;
+    // El botón va en el pie (arriba a la derecha, en el hueco que le guarda
+    // curso.css): no tapa ningún texto de la figura.
+    var figure = img.closest("figure");
+    var holder = figure
+      ? figure.querySelector(":scope > figcaption") || figure
+      : img.closest("div.output") || img.parentElement;
     holder.classList.add("curso-figura-ampliable");
     var button = document.createElement("button");
     button.type = "button";
