@@ -13,7 +13,13 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 * en el portátil, cada figura se muestra a su ancho (o al de la columna), sin
   deformarse, y su texto más pequeño mide ≥ 11 px CSS;
 * cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
-  una persona la mire.
+  una persona la mire;
+* el texto de cada figura y de cada gráfico de widget mide al menos 11 px como se ve,
+  también a 390 px (la versión para teléfono de cada figura) y, los gráficos, a 320;
+* un toque abre cada figura a todo el ancho con su pie (Esc la cierra y el foco
+  vuelve); un enlace del índice, una referencia o un #ancla dejan su título debajo de
+  la cabecera fija, con el foco en él; cerrar ☰ o ☷ devuelve el foco a su botón;
+* la búsqueda muestra las fórmulas como texto y «gamma» lleva al capítulo 5.
 
 Cada página se carga una vez en cada ancho, en claro (``SWEPT``). Ninguna de estas
 comprobaciones depende del modo de color (el contraste en oscuro lo mide
@@ -473,6 +479,41 @@ def test_every_figure_and_chart_text_is_at_least_11_px_as_displayed(view, rel, l
     small = [f"{name}: {px:.1f} px" for name, px in seen.figure_text
              if px < MIN_LAPTOP_PX - 0.05]
     assert not small, f"{rel} ({view}): " + ", ".join(small)
+
+
+CHART_TEXT_JS = """() => [...document.querySelectorAll(".rn-chart")]
+  .filter((svg) => svg.getBoundingClientRect().width > 0)
+  .map((svg) => Math.min(...[...svg.querySelectorAll("text")].map((t) =>
+    parseFloat(getComputedStyle(t).fontSize) * Math.hypot(
+      t.getScreenCTM().a, t.getScreenCTM().b))))"""
+
+
+@pytest.mark.parametrize("rel", [
+    "notebooks/04_layernorm.html", "notebooks/08_perro_paso_a_paso.html",
+    "notebooks/09_profundidad.html",
+])
+def test_widget_chart_text_is_at_least_11_px_on_a_320_px_phone(rel, browser, site_url):
+    """Los gráficos de los widgets se dibujan al ancho que ocupan (ui.js): en el
+    teléfono más estrecho (320 px) su texto sigue midiendo al menos 11 px (con un
+    viewBox fijo de 520 px medía unos 5 px). Y si la ventana se ensancha (girar el
+    teléfono), se vuelven a dibujar a su nuevo ancho."""
+    context = browser.new_context(viewport={"width": 320, "height": 700},
+                                  reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
+        draw_widgets(page, timeout=LOAD_TIMEOUT)
+        sizes = page.evaluate(CHART_TEXT_JS)
+        assert sizes and min(sizes) >= MIN_LAPTOP_PX, f"{rel} a 320 px: {sizes}"
+        page.set_viewport_size({"width": 700, "height": 700})
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.rn-chart')].every((svg) =>"
+            " Math.abs(svg.viewBox.baseVal.width - svg.getBoundingClientRect().width)"
+            " < 2)", timeout=10_000)
+        sizes = page.evaluate(CHART_TEXT_JS)
+        assert min(sizes) >= MIN_LAPTOP_PX and max(sizes) < 16, f"{rel}: {sizes}"
+    finally:
+        context.close()
 
 
 # --- Navegar con el índice del curso y el de la página -----------------------------
