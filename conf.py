@@ -51,6 +51,8 @@ extensions = [
     "math_katex",  # fórmulas dibujadas al construir
     "tema_ligero",
     "pdf_sphinx",  # tools/: la página única del PDF y el enlace de la portada
+    "figuras_telefono",  # los diagramas en versión de teléfono (<picture>)
+    "curso_navegador",  # almacén en memoria, navegación y reíndice del glosario
     # Numeración de capítulos seguida entre las partes de _toc.yml («numbered: true»);
     # la última, como la cargaba jupyter-book.
     "sphinx_multitoc_numbering",

@@ -188,19 +188,21 @@ def _legend_clear_of_data(ax) -> None:
         legend.set_bbox_to_anchor((0.5, y - 0.02), transform=ax.transAxes)
 
 
-def fit_to_column(fig) -> float:
+def fit_to_column(fig, max_width: float | None = None) -> float:
     """Prepara una figura para la página: al ancho de la columna y con texto legible.
 
-    Reglas de ``resnorm.plots``: ancho como mucho ``FIGURE_WIDTH`` pulgadas (se reduce
-    la figura, no su texto) y ningún texto por debajo de ``MIN_FONT_PT`` puntos. Las
-    figuras hechas a mano en un capítulo (``plt.subplots``) también pasan por aquí.
-    Devuelve el tamaño del texto más pequeño, en puntos.
+    Reglas de ``resnorm.plots``: ancho como mucho ``max_width`` pulgadas
+    (``FIGURE_WIDTH`` si no se da; se reduce la figura, no su texto) y ningún texto por
+    debajo de ``MIN_FONT_PT`` puntos. Las figuras hechas a mano en un capítulo
+    (``plt.subplots``) también pasan por aquí. Devuelve el tamaño del texto más
+    pequeño, en puntos.
     """
     from resnorm.plots import FIGURE_WIDTH, MIN_FONT_PT
 
+    max_width = FIGURE_WIDTH if max_width is None else max_width
     width, height = fig.get_size_inches()
-    if width > FIGURE_WIDTH:
-        fig.set_size_inches(FIGURE_WIDTH, height * max(0.8, FIGURE_WIDTH / width))
+    if width > max_width:
+        fig.set_size_inches(max_width, height * max(0.8, max_width / width))
         if fig.get_layout_engine() is None:
             fig.set_layout_engine("constrained")
     for text in _visible_texts(fig):
@@ -209,6 +211,7 @@ def fit_to_column(fig) -> float:
     for ax in fig.axes:  # un título largo se parte en líneas, no ensancha la figura
         for title in (ax.title, ax._left_title, ax._right_title):
             title.set_wrap(True)
+        ax.xaxis.label.set_wrap(True)
     for ax in fig.axes:  # las leyendas guardan su tamaño aparte de sus textos
         legend = ax.get_legend()
         if legend is not None:
@@ -220,7 +223,7 @@ def fit_to_column(fig) -> float:
     # la imagen recortada («bbox_inches="tight"») más ancha que la columna.
     for _ in range(3):
         fig.canvas.draw()
-        excess = fig.get_tightbbox().width + 2 * _PAD_INCHES - FIGURE_WIDTH
+        excess = fig.get_tightbbox().width + 2 * _PAD_INCHES - max_width
         if excess <= 0.01:
             break
         width, height = fig.get_size_inches()
@@ -228,8 +231,49 @@ def fit_to_column(fig) -> float:
     return min((t.get_fontsize() for t in _visible_texts(fig)), default=MIN_FONT_PT)
 
 
-def figure_html(fig, alt: str, dpi: int = 150) -> str:
-    """Devuelve la figura como ``<img>`` PNG en línea con su texto alternativo.
+#: Caracteres por línea de una entrada de leyenda en la versión para teléfono.
+PHONE_LEGEND_CHARS = 26
+
+
+def _wrap_legends(fig, chars: int) -> None:
+    import textwrap
+
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        for text in legend.get_texts():
+            if len(text.get_text()) > chars:
+                text.set_text(textwrap.fill(text.get_text(), chars))
+
+
+def _png(fig, dpi: int) -> tuple[bytes, int, int]:
+    """La figura como PNG recortado y cuantizado, con su ancho y alto en px CSS."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    from resnorm.plots import CSS_PX_PER_INCH
+
+    buf = BytesIO()
+    fig.savefig(
+        buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=_PAD_INCHES,
+        facecolor="white",
+    )
+    png = _quantize_png(buf.getvalue())
+    with Image.open(BytesIO(png)) as img:
+        px_w, px_h = img.size
+    return png, round(px_w * CSS_PX_PER_INCH / dpi), round(px_h * CSS_PX_PER_INCH / dpi)
+
+
+def _data_uri(png: bytes) -> str:
+    import base64
+
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def figure_html(fig, alt: str, dpi: int = 150, phone_dpi: int = 200) -> str:
+    """Devuelve la figura como ``<picture>`` PNG en línea con su texto alternativo.
 
     myst-nb solo toma el ``alt`` de los metadatos de la celda, que son fijos; aquí el
     texto alternativo se genera con los datos de la figura, así que va en el HTML.
@@ -237,36 +281,38 @@ def figure_html(fig, alt: str, dpi: int = 150) -> str:
     ancho y alto en px CSS (``CSS_PX_PER_INCH`` por pulgada, sin que la página se
     mueva al cargarla), ``loading="lazy"`` y, en ``data-texto-min-pt`` y
     ``data-dpi``, lo necesario para comprobar el tamaño de su texto en pantalla.
+
+    Se dibuja dos veces: a ``FIGURE_WIDTH`` pulgadas (el ``<img>``) y, para pantallas
+    de hasta ``PHONE_MEDIA``, a ``PHONE_FIGURE_WIDTH`` pulgadas con el mismo tamaño de
+    letra (el ``<source>``): reducida a la columna de un teléfono, la primera dejaba
+    su texto en unos 8 px; la segunda lo deja por encima de 11 px.
     """
-    import base64
     import html
-    from io import BytesIO
 
     import matplotlib.pyplot as plt
-    from PIL import Image
 
-    from resnorm.plots import CSS_PX_PER_INCH
+    from resnorm.plots import PHONE_FIGURE_WIDTH, PHONE_MEDIA
 
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("Cada figura necesita un texto alternativo en español")
     min_pt = fit_to_column(fig)
-    buf = BytesIO()
-    fig.savefig(
-        buf, format="png", dpi=dpi, bbox_inches="tight", pad_inches=_PAD_INCHES,
-        facecolor="white",
-    )
+    png, width, height = _png(fig, dpi)
+    # Más estrecha, no más baja: cada panel conserva su alto para las curvas; las
+    # entradas largas de una leyenda, en dos líneas (no caben en el ancho).
+    fig.set_size_inches(PHONE_FIGURE_WIDTH, fig.get_size_inches()[1])
+    _wrap_legends(fig, PHONE_LEGEND_CHARS)
+    phone_pt = fit_to_column(fig, PHONE_FIGURE_WIDTH)
+    phone, phone_w, phone_h = _png(fig, phone_dpi)
     plt.close(fig)
-    png = _quantize_png(buf.getvalue())
-    with Image.open(BytesIO(png)) as img:
-        px_w, px_h = img.size
-    width = round(px_w * CSS_PX_PER_INCH / dpi)
-    height = round(px_h * CSS_PX_PER_INCH / dpi)
-    data = base64.b64encode(png).decode("ascii")
     return (
-        f'<img class="curso-figura" src="data:image/png;base64,{data}" '
+        '<picture class="curso-figura-marco">'
+        f'<source media="{PHONE_MEDIA}" srcset="{_data_uri(phone)}" '
+        f'width="{phone_w}" height="{phone_h}" data-dpi="{phone_dpi}" '
+        f'data-texto-min-pt="{phone_pt:g}">'
+        f'<img class="curso-figura" src="{_data_uri(png)}" '
         f'width="{width}" height="{height}" loading="lazy" decoding="async" '
-        f'data-dpi="{dpi}" data-texto-min-pt="{min_pt:g}" '
-        f'alt="{html.escape(alt.strip(), quote=True)}">'
+        f'data-dpi="{dpi}" data-texto-min-pt="{min(min_pt, phone_pt):g}" '
+        f'alt="{html.escape(alt.strip(), quote=True)}"></picture>'
     )
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "FIGURE_WIDTH",
     "KIND_STYLE",
     "MIN_FONT_PT",
+    "PHONE_FIGURE_WIDTH",
+    "PHONE_MEDIA",
     "PALETTE",
     "SERIES_STYLE",
     "alt_text_activation_std",
@@ -175,9 +177,15 @@ def format_magnitude(value: float | None) -> str:
 
 #: Ancho de una figura del curso, en pulgadas de matplotlib. ``figure_html`` la
 #: muestra a ``CSS_PX_PER_INCH`` px CSS por pulgada: 600 px, menos que la columna de
-#: texto de un portátil (757 px), así que no se reduce allí; en un teléfono (unos
-#: 358 px de columna) se reduce a 0.6 y su texto más pequeño sigue en unos 8 px.
+#: texto de un portátil (757 px), así que no se reduce allí. En un teléfono (unos
+#: 358 px de columna) se reduciría a 0.6 y su texto quedaría en unos 8 px: por eso
+#: ``figure_html`` la dibuja otra vez, más estrecha (``PHONE_FIGURE_WIDTH``).
 FIGURE_WIDTH = 6.0
+#: Ancho de la versión para teléfono de cada figura, en pulgadas: 400 px CSS, que en
+#: la columna de 358 px se reducen a 0.9; el texto de 10 pt mide allí 12.4 px.
+PHONE_FIGURE_WIDTH = 4.0
+#: Hasta qué ancho de ventana se sirve la versión para teléfono (``<picture>``).
+PHONE_MEDIA = "(max-width: 767.98px)"
 #: px CSS por pulgada de figura con que ``resnorm.book.figure_html`` muestra la imagen.
 CSS_PX_PER_INCH = 100
 #: El texto más pequeño de una figura, en puntos: 10 pt = 13.9 px CSS a 100 px/pulgada.

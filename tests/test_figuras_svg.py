@@ -1,6 +1,11 @@
 """Los diagramas SVG de book/figuras se leen sin esfuerzo: XML válido, título en
-español, texto de al menos 11 px tal como se muestran y colores del tema (claro u
-oscuro), nunca fijados en un atributo."""
+español, texto de al menos 11 px tal como se muestran (en la columna de un portátil y
+en la de un teléfono de 390 px, con su versión ``-telefono.svg`` si la tienen) y
+colores del tema (claro u oscuro), nunca fijados en un atributo.
+
+Lo que mide esta prueba en el XML lo mide además Chromium en el sitio construido
+(``tests/test_site_view.py``, ``test_every_figure_and_chart_text_is_at_least_11_px_as_
+displayed``)."""
 
 from __future__ import annotations
 
@@ -17,7 +22,11 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 # Ancho de la columna de contenido del sitio a 1366 px: cada figura se muestra a
 # min(su ancho, 757) px.
 COLUMNA_PX = 757
+#: La columna de un teléfono de 390 px (menos los márgenes del tema).
+COLUMNA_TELEFONO_PX = 358
 TEXTO_MINIMO_PX = 11
+#: La versión para teléfono de un diagrama (book/_ext/figuras_telefono.py).
+SUFIJO_TELEFONO = "-telefono"
 PALABRAS_ES = {"de", "la", "el", "y", "un", "una", "con", "los", "las", "del", "que"}
 SVGS = sorted(FIGURAS.glob("*.svg"))
 
@@ -28,14 +37,21 @@ def _px(valor: str) -> float:
     return float(m.group(1))
 
 
-def _ancho_mostrado(raiz: ET.Element) -> tuple[float, float]:
-    """(ancho mostrado en px, ancho del viewBox)."""
+def _ancho_mostrado(raiz: ET.Element, columna: float = COLUMNA_PX
+                    ) -> tuple[float, float]:
+    """(ancho mostrado en px en una columna de ``columna`` px, ancho del viewBox)."""
     caja = raiz.get("viewBox")
     assert caja, "falta viewBox"
     ancho_vb = float(caja.split()[2])
     ancho = raiz.get("width")
     assert ancho, "falta width explícito: sin él, no se garantiza el tamaño del texto"
-    return min(_px(ancho), COLUMNA_PX), ancho_vb
+    return min(_px(ancho), columna), ancho_vb
+
+
+def _en_telefono(svg: Path) -> Path:
+    """El SVG que ve un teléfono: su versión para teléfono, si la tiene."""
+    telefono = svg.with_name(svg.stem + SUFIJO_TELEFONO + ".svg")
+    return telefono if telefono.exists() else svg
 
 
 def _textos_con_tamano(raiz: ET.Element):
@@ -77,10 +93,28 @@ def test_svg_is_valid_xml_with_spanish_title(svg: Path):
     assert raiz.get("role") == "img", f"{svg.name}: falta role=\"img\""
 
 
-@pytest.mark.parametrize("svg", SVGS, ids=lambda p: p.name)
-def test_svg_text_is_at_least_11_px_as_displayed(svg: Path):
+def test_each_phone_version_belongs_to_a_diagram():
+    for svg in SVGS:
+        if svg.stem.endswith(SUFIJO_TELEFONO):
+            grande = svg.with_name(svg.stem.removesuffix(SUFIJO_TELEFONO) + ".svg")
+            assert grande.exists(), f"{svg.name}: no hay {grande.name}"
+
+
+#: Cada diagrama en la columna de un portátil y, en la de un teléfono, el SVG que ve
+#: (su versión para teléfono, si la tiene).
+VISTAS = [
+    pytest.param(svg, COLUMNA_PX, id=f"portatil-{svg.name}") for svg in SVGS
+    if not svg.stem.endswith(SUFIJO_TELEFONO)
+] + [
+    pytest.param(_en_telefono(svg), COLUMNA_TELEFONO_PX, id=f"telefono-{svg.name}")
+    for svg in SVGS if not svg.stem.endswith(SUFIJO_TELEFONO)
+]
+
+
+@pytest.mark.parametrize("svg, columna", VISTAS)
+def test_svg_text_is_at_least_11_px_as_displayed(svg: Path, columna: float):
     raiz = ET.parse(svg).getroot()
-    mostrado, ancho_vb = _ancho_mostrado(raiz)
+    mostrado, ancho_vb = _ancho_mostrado(raiz, columna)
     escala = mostrado / ancho_vb
     estilo = "".join(e.text or "" for e in raiz.iter(SVG_NS + "style"))
     assert "font-size" not in estilo, (

@@ -40,15 +40,30 @@ LAPTOP_COLUMN = 757
 #: Ancho de la columna en un teléfono de 390 px (menos los márgenes del tema).
 PHONE_COLUMN = 358
 MIN_LAPTOP_PX = 11.0
-#: En un teléfono la figura se reduce a la columna; 8 px CSS son 24 px reales en una
-#: pantalla 3×, y el lector puede ampliar con dos dedos.
-MIN_PHONE_PX = 8.0
+#: En un teléfono se ve la versión para teléfono (el ``<source>`` del ``<picture>``):
+#: su texto, reducido a la columna, también mide al menos 11 px.
+MIN_PHONE_PX = 11.0
 
 # Una figura del curso, también dentro del <figure> numerado de un {glue:figure} (allí
 # myst-nb reescribe la etiqueta: los atributos cambian de orden y cierra con «/>»).
 _IMG = re.compile(
     r"<img\b[^>]*\bclass=\"(?:[^\"]*\s)?curso-figura(?:\s[^\"]*)?\"[^>]*>"
 )
+
+
+#: La versión para teléfono de la figura, en el mismo ``<picture>``.
+_SOURCE = re.compile(r"<source\b[^>]*\bmedia=\"[^\"]*max-width[^\"]*\"[^>]*>")
+
+
+def _phone_source(html: str, tag: str) -> str:
+    """El ``<source>`` para teléfono que precede a la figura ``tag`` en ``html``."""
+    at = html.index(tag)
+    start = html.rfind("<picture", 0, at)
+    assert start >= 0 and "</picture>" not in html[start:at], (
+        f"la figura no va en un <picture>: {tag[:100]}…")
+    sources = _SOURCE.findall(html[start:at])
+    assert len(sources) == 1, f"{len(sources)} <source> para teléfono: {tag[:100]}…"
+    return sources[0]
 
 
 def _attr(tag: str, name: str) -> str:
@@ -58,9 +73,10 @@ def _attr(tag: str, name: str) -> str:
 
 
 def _png_size(tag: str, page: Path | None = None) -> tuple[int, int]:
-    """Tamaño en píxeles del PNG de ``tag``: en línea (la salida del notebook) o, en
-    el sitio, el archivo de ``_images`` al que apunta desde la página ``page``."""
-    src = _attr(tag, "src")
+    """Tamaño en píxeles del PNG de ``tag`` (un ``<img>`` o un ``<source>``): en línea
+    (la salida del notebook) o, en el sitio, el archivo de ``_images`` al que apunta
+    desde la página ``page``."""
+    src = _attr(tag, "srcset" if tag.startswith("<source") else "src")
     if src.startswith("data:image/png;base64,"):
         data = io.BytesIO(base64.b64decode(src.split(",", 1)[1]))
     else:
@@ -73,8 +89,9 @@ def _png_size(tag: str, page: Path | None = None) -> tuple[int, int]:
 
 def smallest_text_px(tag: str, min_pt: float, column: float,
                      page: Path | None = None) -> float:
-    """El texto más pequeño de la figura ``tag`` (de la página ``page`` del sitio, si
-    no es la salida del notebook), en px CSS, en una columna dada."""
+    """El texto más pequeño de la figura ``tag`` (un ``<img>`` o su ``<source>`` para
+    teléfono; de la página ``page`` del sitio, si no es la salida del notebook), en px
+    CSS, en una columna dada."""
     width = float(_attr(tag, "width"))
     dpi = float(_attr(tag, "data-dpi"))
     png_w, _ = _png_size(tag, page)
@@ -83,11 +100,14 @@ def smallest_text_px(tag: str, min_pt: float, column: float,
 
 
 def _render(fig):
+    """El ``<img>`` de la figura, su texto más pequeño y su ``<source>`` para
+    teléfono."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        tag = figure_html(fig, alt="Figura de prueba")
+        html = figure_html(fig, alt="Figura de prueba")
     min_pt = min(t.get_fontsize() for t in _visible_texts(fig))
-    return tag, min_pt
+    tag = _IMG.search(html).group(0)
+    return tag, min_pt, _phone_source(html, tag)
 
 
 # --- Las figuras, como las dibujan los capítulos ------------------------------------
@@ -215,10 +235,10 @@ def drawn(data):
     out = {}
     for name, make in _figures(data).items():
         fig = make()
-        tag, min_pt = _render(fig)
+        tag, min_pt, phone = _render(fig)
         fig.canvas.draw()
         covered = [ax.get_title() for ax in fig.axes if legend_covers_data(ax)]
-        out[name] = (tag, min_pt, covered)
+        out[name] = (tag, min_pt, covered, phone)
         plt.close(fig)
     plt.close("all")
     return out
@@ -226,7 +246,7 @@ def drawn(data):
 
 @pytest.fixture(scope="module")
 def rendered(drawn):
-    return {name: (tag, min_pt) for name, (tag, min_pt, _) in drawn.items()}
+    return {name: (tag, min_pt) for name, (tag, min_pt, _, _) in drawn.items()}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -237,10 +257,16 @@ def test_smallest_figure_text_is_at_least_11_css_px_on_a_laptop(rendered, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_smallest_figure_text_stays_legible_on_a_phone(rendered, name):
-    tag, min_pt = rendered[name]
-    px = smallest_text_px(tag, min_pt, PHONE_COLUMN)
+def test_the_phone_version_keeps_the_text_at_least_11_px_on_a_phone(drawn, name):
+    """En un teléfono se ve el ``<source>``: la misma figura dibujada a
+    ``PHONE_FIGURE_WIDTH`` pulgadas con el mismo tamaño de letra."""
+    tag, _, _, phone = drawn[name]
+    assert _attr(phone, "media") == plots.PHONE_MEDIA
+    px = smallest_text_px(phone, float(_attr(phone, "data-texto-min-pt")), PHONE_COLUMN)
     assert px >= MIN_PHONE_PX, f"{name}: en un teléfono, {px:.1f} px CSS"
+    # Sin ella, la figura del portátil reducida a la columna no llega a 11 px.
+    laptop = smallest_text_px(tag, float(_attr(tag, "data-texto-min-pt")), PHONE_COLUMN)
+    assert laptop < MIN_PHONE_PX, f"{name}: {laptop:.1f} px sin versión para teléfono"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -313,6 +339,10 @@ def test_site_figures_are_files_in_images_not_inline_base64(built_site):
         assert src.startswith("../_images/figura-") and src.endswith(".png"), src
         assert (built_site / rel).parent.joinpath(src).resolve().is_file(), src
         assert _attr(tag, "loading") == "lazy", f"{rel}, figura {i + 1}"
+        page = (built_site / rel).read_text(encoding="utf-8")
+        phone = _attr(_phone_source(page, tag), "srcset")
+        assert phone.startswith("../_images/figura-") and phone.endswith(".png"), phone
+        assert (built_site / rel).parent.joinpath(phone).resolve().is_file(), phone
     for rel in {rel for rel, _, _ in figures}:
         assert "data:image/png;base64," not in (built_site / rel).read_text("utf-8")
 
@@ -322,10 +352,15 @@ def test_every_figure_of_the_built_site_is_readable_on_a_laptop(built_site):
     figures = _site_figures()
     assert len(figures) >= 10, "el sitio tiene menos figuras de las que se esperan"
     small = []
+    texts = {}
     for rel, i, tag in figures:
         min_pt = float(_attr(tag, "data-texto-min-pt"))
         px = smallest_text_px(tag, min_pt, LAPTOP_COLUMN, built_site / rel)
-        phone = smallest_text_px(tag, min_pt, PHONE_COLUMN, built_site / rel)
+        if rel not in texts:
+            texts[rel] = (built_site / rel).read_text(encoding="utf-8")
+        source = _phone_source(texts[rel], tag)
+        phone = smallest_text_px(source, float(_attr(source, "data-texto-min-pt")),
+                                 PHONE_COLUMN, built_site / rel)
         if px < MIN_LAPTOP_PX or phone < MIN_PHONE_PX:
             small.append(f"{rel}, figura {i + 1}: {px:.1f} px (teléfono {phone:.1f})")
     assert not small, "\n".join(small)

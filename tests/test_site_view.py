@@ -13,7 +13,13 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 * en el portátil, cada figura se muestra a su ancho (o al de la columna), sin
   deformarse, y su texto más pequeño mide ≥ 11 px CSS;
 * cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
-  una persona la mire.
+  una persona la mire;
+* el texto de cada figura y de cada gráfico de widget mide al menos 11 px como se ve,
+  también a 390 px (la versión para teléfono de cada figura) y, los gráficos, a 320;
+* un toque abre cada figura a todo el ancho con su pie (Esc la cierra y el foco
+  vuelve); un enlace del índice, una referencia o un #ancla dejan su título debajo de
+  la cabecera fija, con el foco en él; cerrar ☰ o ☷ devuelve el foco a su botón;
+* la búsqueda muestra las fórmulas como texto y «gamma» lleva al capítulo 5.
 
 Cada página se carga una vez en cada ancho, en claro (``SWEPT``). Ninguna de estas
 comprobaciones depende del modo de color (el contraste en oscuro lo mide
@@ -200,6 +206,67 @@ class PageView:
     layout_shift: float = 0.0
     shifts: str = ""
     figures: list[tuple[float, float]] = field(default_factory=list)
+    # El texto más pequeño de cada figura y de cada gráfico de widget, como se ve.
+    figure_text: list[tuple[str, float]] = field(default_factory=list)
+
+
+# El tamaño con que se ve el texto de cada figura y de cada gráfico de widget, en px
+# CSS, en esta ventana:
+# * un diagrama SVG (en un <img>): el SVG que eligió el navegador (currentSrc, la
+#   versión para teléfono si la hay) se inserta en la página al ancho con que se ve
+#   el <img>, y cada <text> mide su font-size por la escala de su getScreenCTM();
+# * una figura PNG de matplotlib: su texto más pequeño (data-texto-min-pt, en pt) por
+#   los px de imagen por pulgada (data-dpi del <img> o del <source> elegido) y por
+#   la escala con que se ve (ancho mostrado / ancho natural del PNG);
+# * un gráfico de widget (SVG en la página): como el diagrama, en su sitio.
+FIGURE_TEXT_JS = r"""
+async () => {
+  const out = [];
+  const smallest = (root) => {
+    let min = Infinity;
+    for (const t of root.querySelectorAll("text, tspan")) {
+      if (!t.textContent.trim()) continue;
+      const m = t.getScreenCTM();
+      const size = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+      min = Math.min(min, size);
+    }
+    return min;
+  };
+  const images = document.querySelectorAll(
+    ".bd-article figure img, .bd-article img.curso-figura");
+  for (const img of images) {
+    img.loading = "eager";
+    await img.decode().catch(() => null);
+    const shown = img.getBoundingClientRect().width;
+    const src = img.currentSrc || img.src;
+    const name = src.split("/").pop();
+    if (/\.svg(\?|$)/.test(src)) {
+      const holder = document.createElement("div");
+      holder.style.cssText = "position:absolute;left:0;top:0;visibility:hidden";
+      holder.innerHTML = await (await fetch(src)).text();
+      const svg = holder.querySelector("svg");
+      const box = svg.viewBox.baseVal;
+      svg.setAttribute("width", shown);
+      svg.setAttribute("height", shown * box.height / box.width);
+      document.body.append(holder);
+      out.push([name, smallest(svg)]);
+      holder.remove();
+    } else if (img.dataset.textoMinPt) {
+      const source = [...(img.parentElement.querySelectorAll("source") || [])]
+        .find((s) => new URL(s.srcset, location.href).href === src);
+      const dpi = parseFloat((source || img).dataset.dpi);
+      const pt = parseFloat((source || img).dataset.textoMinPt);
+      out.push([name, pt / 72 * dpi * shown / img.naturalWidth]);
+    }
+  }
+  document.querySelectorAll(".rn-chart").forEach((svg, i) => {
+    if (svg.getBoundingClientRect().width > 0) {
+      out.push([`gráfico ${i + 1}`, smallest(svg)]);
+    }
+  });
+  return out;
+}
+"""
 
 
 def _wait_until_drawn(page) -> None:
@@ -265,6 +332,7 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
             "els => els.map(e => [e.getBoundingClientRect().width,"
             " e.getBoundingClientRect().height])",
         )
+        result.figure_text = page.evaluate(FIGURE_TEXT_JS)
         result.screenshot = _photograph(page, view, rel)
         if view in DARK_PHOTO:
             # El sistema del lector pasa a oscuro: el tema lo sigue (data-theme).
@@ -386,6 +454,66 @@ def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
         if abs(w / h - width / height) > 0.02:
             problems.append(f"{rel}: figura deformada ({w:.0f} × {h:.0f})")
     assert not problems, "\n".join(problems)
+
+
+def _pages_with_figures() -> list[str]:
+    """Las páginas con figuras (diagramas SVG o PNG de matplotlib) o widgets."""
+    out = []
+    for rel in PAGES:
+        text = (BUILD_HTML / rel).read_text(encoding="utf-8")
+        if "curso-figura" in text or "<figure" in text or "widget-view+json" in text:
+            out.append(rel)
+    return out
+
+
+@pytest.mark.parametrize("view, rel", [
+    pytest.param(view, rel, id=f"{view}-{rel}")
+    for view in SWEPT for rel in _pages_with_figures()
+])
+def test_every_figure_and_chart_text_is_at_least_11_px_as_displayed(view, rel, look):
+    """El texto más pequeño de cada figura (diagramas SVG, figuras de matplotlib) y de
+    cada gráfico de widget mide al menos 11 px CSS tal como se ve en esta ventana,
+    también en un teléfono de 390 px (la versión para teléfono de cada figura)."""
+    seen = look(view, rel)
+    assert seen.figure_text or "<figure" not in (BUILD_HTML / rel).read_text("utf-8")
+    small = [f"{name}: {px:.1f} px" for name, px in seen.figure_text
+             if px < MIN_LAPTOP_PX - 0.05]
+    assert not small, f"{rel} ({view}): " + ", ".join(small)
+
+
+CHART_TEXT_JS = """() => [...document.querySelectorAll(".rn-chart")]
+  .filter((svg) => svg.getBoundingClientRect().width > 0)
+  .map((svg) => Math.min(...[...svg.querySelectorAll("text")].map((t) =>
+    parseFloat(getComputedStyle(t).fontSize) * Math.hypot(
+      t.getScreenCTM().a, t.getScreenCTM().b))))"""
+
+
+@pytest.mark.parametrize("rel", [
+    "notebooks/04_layernorm.html", "notebooks/08_perro_paso_a_paso.html",
+    "notebooks/09_profundidad.html",
+])
+def test_widget_chart_text_is_at_least_11_px_on_a_320_px_phone(rel, browser, site_url):
+    """Los gráficos de los widgets se dibujan al ancho que ocupan (ui.js): en el
+    teléfono más estrecho (320 px) su texto sigue midiendo al menos 11 px (con un
+    viewBox fijo de 520 px medía unos 5 px). Y si la ventana se ensancha (girar el
+    teléfono), se vuelven a dibujar a su nuevo ancho."""
+    context = browser.new_context(viewport={"width": 320, "height": 700},
+                                  reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
+        draw_widgets(page, timeout=LOAD_TIMEOUT)
+        sizes = page.evaluate(CHART_TEXT_JS)
+        assert sizes and min(sizes) >= MIN_LAPTOP_PX, f"{rel} a 320 px: {sizes}"
+        page.set_viewport_size({"width": 700, "height": 700})
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.rn-chart')].every((svg) =>"
+            " Math.abs(svg.viewBox.baseVal.width - svg.getBoundingClientRect().width)"
+            " < 2)", timeout=10_000)
+        sizes = page.evaluate(CHART_TEXT_JS)
+        assert min(sizes) >= MIN_LAPTOP_PX and max(sizes) < 16, f"{rel}: {sizes}"
+    finally:
+        context.close()
 
 
 # --- Navegar con el índice del curso y el de la página -----------------------------
@@ -525,6 +653,187 @@ def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
     assert not rec.console_errors, rec.console_errors
 
 
+# --- Llegar a un título: debajo de la cabecera fija, con el foco en él --------------
+
+#: Dónde queda el título de ``id`` respecto a lo que está fijo arriba (la cabecera de
+#: los botones), y qué tiene el foco.
+LANDING_JS = """(id) => {
+  const target = document.getElementById(id);
+  const heading = target.matches("section") ?
+    (target.querySelector("h1, h2, h3, h4, h5, h6") || target) : target;
+  const fixed = [...document.querySelectorAll("body *")].filter((e) => {
+    const p = getComputedStyle(e).position;
+    if (p !== "sticky" && p !== "fixed" || !e.checkVisibility()) return false;
+    const r = e.getBoundingClientRect();
+    return r.top <= 0 && r.bottom > 0 && r.bottom < innerHeight / 2 &&
+      r.width > innerWidth / 2;
+  });
+  const a = document.activeElement;
+  return {
+    top: heading.getBoundingClientRect().top,
+    header: Math.max(0, ...fixed.map((e) => e.getBoundingClientRect().bottom)),
+    focus: a === heading || target.contains(a),
+    active: a.tagName + (a.id ? "#" + a.id : ""),
+  };
+}"""
+
+
+def _settle_scroll(page) -> None:
+    page.wait_for_function(
+        """() => new Promise((r) => { let last = scrollY, still = 0;
+          const tick = () => { still = scrollY === last ? still + 1 : 0; last = scrollY;
+            if (still > 5) r(true); else requestAnimationFrame(tick); }; tick(); })""",
+        timeout=15_000,
+    )
+
+
+def _assert_lands(page, target: str, view: str, how: str, focus: bool) -> None:
+    _settle_scroll(page)
+    seen = page.evaluate(LANDING_JS, target)
+    half = page.viewport_size["height"] / 2
+    assert seen["header"] <= seen["top"] < half, (
+        f"{view}, {how}: #{target} queda en {seen['top']:.0f} px, la cabecera fija "
+        f"acaba en {seen['header']:.0f} px")
+    if focus:
+        assert seen["focus"], f"{view}, {how}: el foco está en {seen['active']}"
+
+
+NAV_VIEWS = ["telefono-claro", "tableta-claro", "portatil-claro"]
+
+
+@pytest.mark.parametrize("view", NAV_VIEWS)
+def test_a_link_lands_with_its_heading_below_the_sticky_header(view, tab, site_url):
+    """Desde el índice de la página, una referencia cruzada y un enlace con #ancla
+    (como el de un resultado de búsqueda), el título queda entero debajo de la cabecera
+    fija, y el foco, en él (no en <body>)."""
+    rec, page = _open_chapter(tab, site_url, view)
+    # 1. El índice de la página (☷ en un teléfono o una tableta).
+    toggle = page.locator("button.secondary-toggle:visible")
+    if toggle.count():
+        toggle.click()
+        assert _settles(page, SECONDARY, True)
+    link = page.locator(SECONDARY).filter(visible=True).nth(4)
+    target = (link.get_attribute("href") or "").split("#")[-1]
+    link.click()
+    _assert_lands(page, target, view, "índice de la página", focus=True)
+    # 2. Una referencia cruzada dentro del capítulo (a una sección, figura o
+    #    ejercicio).
+    ref = page.locator(".bd-article a.reference.internal[href^='#']").filter(
+        visible=True).last
+    target = (ref.get_attribute("href") or "").lstrip("#")
+    ref.scroll_into_view_if_needed()
+    ref.click()
+    _assert_lands(page, target, view, f"referencia a #{target}", focus=True)
+    # 3. Llegar de fuera con #ancla, como desde la búsqueda.
+    ids = page.evaluate("[...document.querySelectorAll('.bd-article section[id]')]"
+                        ".map((s) => s.id)")
+    target = ids[len(ids) // 2]
+    page.goto(f"{site_url}/{CHAPTER}#{target}", wait_until="load",
+              timeout=LOAD_TIMEOUT)
+    wait_for_late_scripts(page, timeout=LOAD_TIMEOUT)
+    _assert_lands(page, target, view, "carga con #ancla", focus=False)
+    assert not rec.console_errors, rec.console_errors
+
+
+_ACTIVE_JS = """() => { const a = document.activeElement;
+  return [a.tagName, a.className || "", a.getAttribute("aria-label") || "",
+          !!a.closest("dialog[open]")]; }"""
+
+
+@pytest.mark.parametrize("view", NAV_VIEWS)
+def test_focus_goes_back_to_the_toggle_when_an_index_closes(view, tab, site_url):
+    """☰ y ☷ abren su índice con el foco dentro; al cerrarlo (Esc, un toque fuera o ☰
+    otra vez en un portátil) el foco vuelve al botón, no a <body>."""
+    rec, page = _open_chapter(tab, site_url, view)
+    width = page.viewport_size["width"]
+    for selector, opens_dialog in (("button.primary-toggle", width < 992),
+                                   ("button.secondary-toggle", width < 1200)):
+        toggle = page.locator(f"{selector}:visible")
+        if not toggle.count():
+            continue
+        toggle.focus()
+        page.keyboard.press("Enter")
+        if opens_dialog:
+            page.wait_for_function(
+                "() => !!document.querySelector('dialog[open]')", timeout=15_000)
+            active = page.evaluate(_ACTIVE_JS)
+            assert active[3], f"{view}, {selector}: el foco no entra: {active}"
+            page.keyboard.press("Escape")
+            page.wait_for_function(
+                "() => !document.querySelector('dialog[open]')", timeout=15_000)
+        page.wait_for_timeout(200)
+        active = page.evaluate(_ACTIVE_JS)
+        assert selector.split(".")[-1] in active[1], (
+            f"{view}, {selector}: tras cerrar, el foco está en {active}")
+        if opens_dialog:  # y cerrando con un toque fuera del índice
+            toggle.click()
+            page.wait_for_function(
+                "() => !!document.querySelector('dialog[open]')", timeout=15_000)
+            # Fuera del índice (a la izquierda o a la derecha, según dónde se abre).
+            left = page.evaluate(
+                "() => document.querySelector('dialog[open]')"
+                ".getBoundingClientRect().left")
+            page.mouse.click(4 if left > 40 else width - 4,
+                             page.viewport_size["height"] - 4)
+            page.wait_for_function(
+                "() => !document.querySelector('dialog[open]')", timeout=15_000)
+            page.wait_for_timeout(200)
+            active = page.evaluate(_ACTIVE_JS)
+            assert selector.split(".")[-1] in active[1], (
+                f"{view}, {selector}: tras un toque fuera, el foco está en {active}")
+        elif page.evaluate("() => document.querySelector('.bd-sidebar-primary')"
+                           " && !document.querySelector('.bd-sidebar-primary')"
+                           ".checkVisibility()"):
+            toggle.click()  # ☰ en un portátil: vuelve a desplegar el índice
+    assert not rec.console_errors, rec.console_errors
+
+
+# --- Cada figura se abre en grande ---------------------------------------------------
+
+
+@pytest.mark.parametrize("view", NAV_VIEWS)
+def test_a_tap_opens_a_figure_full_width_with_its_caption(view, tab, site_url):
+    """Un toque en una figura abre un cuadro con la figura a todo el ancho (o a 64rem)
+    y su pie; Esc lo cierra y el foco vuelve a su botón «Ampliar». Con el teclado, el
+    botón lo abre igual."""
+    rec, page = _open_chapter(tab, site_url, view)
+    figures = page.locator(".bd-article figure:has(img)")
+    assert figures.count() >= 2
+    figure = figures.nth(1)
+    figure.scroll_into_view_if_needed()
+    caption = figure.locator("figcaption").evaluate(
+        "(c) => { const x = c.cloneNode(true);"
+        " x.querySelectorAll('.headerlink').forEach((e) => e.remove());"
+        " document.body.append(x); const t = x.innerText; x.remove(); return t; }")
+    figure.locator("img").click()
+    dialog = page.locator("dialog.curso-figura-dialogo[open]")
+    dialog.wait_for(state="visible", timeout=10_000)
+    width = page.viewport_size["width"]
+    shown = dialog.locator("img").bounding_box()["width"]
+    assert shown >= min(width, 1024) * 0.9, f"{view}: la figura mide {shown:.0f} px"
+    said = dialog.locator(".curso-figura-dialogo__pie").inner_text()
+    assert " ".join(said.split()) == " ".join(caption.split()), (said, caption)
+    assert said.startswith("Figura 4."), said
+    assert page.evaluate(_ACTIVE_JS)[3], "el foco no está en el cuadro"
+    assert dialog.get_attribute("aria-labelledby")
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "() => !document.querySelector('dialog.curso-figura-dialogo[open]')",
+        timeout=10_000)
+    active = page.evaluate(_ACTIVE_JS)
+    assert "curso-ampliar" in active[1], active
+    assert active[2].startswith("Ampliar la figura 4."), active
+    # Con el teclado: Enter en el botón lo abre; «Cerrar» lo cierra.
+    page.keyboard.press("Enter")
+    dialog.wait_for(state="visible", timeout=10_000)
+    page.keyboard.press("Enter")  # el foco está en «Cerrar»
+    page.wait_for_function(
+        "() => !document.querySelector('dialog.curso-figura-dialogo[open]')",
+        timeout=10_000)
+    assert "curso-ampliar" in page.evaluate(_ACTIVE_JS)[1]
+    assert not rec.console_errors, rec.console_errors
+
+
 # --- Código en vivo sin red ---------------------------------------------------------
 
 
@@ -644,6 +953,29 @@ def test_search_snippets_read_as_text(query, search):
         assert not BUTTON_LABELS.search(snippet), f"«{query}», {rel}: {snippet}"
         assert len(snippet) > 20, f"«{query}», {rel}: {snippet!r}"
     assert not found.console_errors, found.console_errors
+
+
+KATEX_DEBRIS = re.compile(r"[\u200b\u2061-\u2063]|[μσ]=|\bd1\b|∑i")
+
+
+@pytest.mark.parametrize("query", ["media", "varianza", "gamma", "normalizacion"])
+def test_search_snippets_read_formulas_not_katex_debris(query, search):
+    """Las fórmulas de un resumen se leen como texto («μ = (1)/(d) Σ xᵢ»), no como el
+    HTML de KaTeX («μ=d1​∑i​xi​», con espacios de ancho cero)."""
+    found = search(query)
+    assert found.hits, query
+    for rel, snippet in found.hits:
+        assert not KATEX_DEBRIS.search(snippet), f"«{query}», {rel}: {snippet!r}"
+    assert not found.console_errors, found.console_errors
+
+
+def test_gamma_finds_the_chapter_on_gamma_and_beta_first(search):
+    """«gamma» lleva primero al glosario y al capítulo 5 («γ y β»), por delante del
+    resumen (capítulo 11), que solo la menciona."""
+    pages = search("gamma").pages
+    chapters = [rel for rel in pages if rel.startswith("notebooks/")]
+    assert chapters and chapters[0] == NEXT_CHAPTER, pages[:6]
+    assert "notebooks/11_resumen.html" not in pages[: pages.index(NEXT_CHAPTER)]
 
 
 def test_search_without_accent_finds_what_the_accented_word_finds(search):

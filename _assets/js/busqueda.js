@@ -1,10 +1,11 @@
 // Resúmenes de la búsqueda legibles (solo en search.html).
 //
-// El buscador de Sphinx 7.4 toma el texto de cada página tal cual: con la fórmula en
-// TeX («\(d - 1\)»), los botones de la cabecera («Binder», «.md») y, si la palabra
-// buscada no aparece literalmente (se escribió sin tilde), el principio de la página.
-// Aquí el texto sale sin botones ni código, las fórmulas se leen («d − 1», «σ²») y la
-// palabra se busca sin distinguir tildes, también por su raíz.
+// El buscador de Sphinx 7.4 toma el texto de cada página tal cual: con la fórmula
+// dibujada por KaTeX («μ=d1​∑i​xi​») o en TeX («\(d - 1\)»), los botones de la
+// cabecera («Binder», «.md») y, si la palabra buscada no aparece literalmente (se
+// escribió sin tilde), el principio de la página. Aquí el texto sale sin botones ni
+// código, las fórmulas se leen («d − 1», «σ²») y la palabra se busca sin distinguir
+// tildes, también por su raíz.
 (function () {
   "use strict";
 
@@ -67,11 +68,15 @@
     }
     root = root || doc.querySelector('[role="main"]');
     if (!root) return "";
+    // Las fórmulas, antes de quitar nada: KaTeX (dibujado al construir,
+    // book/_ext/math_katex.py) deja su TeX en <annotation>, dentro de .katex-mathml;
+    // el texto de su HTML («μ=d1​∑i​xi​», con espacios de ancho cero) no se lee.
+    root.querySelectorAll(".math").forEach(function (el) {
+      var tex = el.querySelector('annotation[encoding="application/x-tex"]');
+      el.textContent = " " + readTex(tex ? tex.textContent : el.textContent) + " ";
+    });
     root.querySelectorAll(DROP).forEach(function (el) {
       el.remove();
-    });
-    root.querySelectorAll(".math").forEach(function (el) {
-      el.textContent = " " + readTex(el.textContent) + " ";
     });
     // Los bloques terminan en espacio: «Contenido4.1.» no debe pegarse.
     root.querySelectorAll("p, li, h1, h2, h3, h4, td, th, dt, dd, div").forEach(

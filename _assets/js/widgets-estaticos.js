@@ -194,6 +194,23 @@
     console.error("widgets-estaticos: un widget no se pudo dibujar: " + message);
   }
 
+  // Si el código del widget no llega (o falla al dibujarse), la caja lo dice en vez
+  // de quedarse en blanco con el alto reservado.
+  function fail(area, error) {
+    report(error);
+    area.classList.remove("rn-reserva");
+    area.querySelectorAll(".rn-anywidget").forEach(function (el) {
+      if (!el.firstChild) el.remove();
+    });
+    var note = document.createElement("p");
+    note.className = "rn-widget-fallo";
+    note.setAttribute("role", "status");
+    note.textContent =
+      "Este widget no se ha podido cargar (no llegó su código o falló al " +
+      "dibujarse). Recarga la página para intentarlo de nuevo.";
+    area.appendChild(note);
+  }
+
   // Cada caja se dibuja una vez: en cuanto entra en la pantalla o le falta menos de
   // una pantalla para entrar (IntersectionObserver) y, si no, más tarde, de una en una
   // cuando el navegador queda libre (cada widget, su propia tarea: la página sigue
@@ -207,7 +224,9 @@
     if (!model) return;
     pendingModels.delete(area);
     if (near) near.unobserve(area);
-    render(area, model).catch(report);
+    render(area, model).catch(function (error) {
+      fail(area, error);
+    });
   }
 
   var near =

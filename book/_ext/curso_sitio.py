@@ -306,6 +306,14 @@ Stemmer = SpanishStemmerNoAccents;
 """
 
 
+#: El nombre de cada letra griega del curso, para el índice de búsqueda (con la
+#: grafía inglesa de PyTorch cuando es otra: ``alpha``, ``epsilon``).
+GREEK_NAMES = {
+    "α": "alfa alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "épsilon",
+    "ϵ": "épsilon", "λ": "lambda", "μ": "mu", "σ": "sigma", "Σ": "sigma",
+}
+
+
 class SpanishSearch(SearchSpanish):
     """Buscador español que encuentra «normalización» también escrita sin tilde.
 
@@ -332,7 +340,11 @@ class SpanishSearch(SearchSpanish):
     def split(self, input: str) -> list[str]:  # noqa: A002 - firma de la clase base
         words = super().split(input)
         extra = [_UNSTEMMED + strip_accents(w) for w in words if strip_accents(w) != w]
-        return words + extra
+        # Una letra griega suelta (γ, β₁) se indexa también por su nombre: «gamma»
+        # encuentra el capítulo titulado «γ y β».
+        names = [GREEK_NAMES[w[0]] for w in words
+                 if w[0] in GREEK_NAMES and not any(c.isalpha() for c in w[1:])]
+        return words + extra + [n for name in names for n in name.split()]
 
     def stem(self, word: str) -> str:
         if word.startswith(_UNSTEMMED):

@@ -360,9 +360,11 @@ def lazy_launch_logos(html: str) -> str:
 # pesaba 166 KB comprimido, y en un 4G lento el primer dibujo esperaba a que llegaran
 # sus tres figuras, aunque están más abajo y llevan loading="lazy". Cada una se
 # escribe como archivo en _images (su nombre es la huella de su contenido) y la
-# página la pide cuando el lector se acerca.
+# página la pide cuando el lector se acerca. También la versión para teléfono, en el
+# ``<source srcset>`` del mismo ``<picture>``.
 _INLINE_PNG = re.compile(
-    r'(<img\b[^>]*?\ssrc=")data:image/png;base64,([A-Za-z0-9+/=]+)"'
+    r'(<(?:img|source)\b[^>]*?\s(?:src|srcset)=")data:image/png;base64,'
+    r'([A-Za-z0-9+/=]+)"'
 )
 INLINE_FIGURE_PREFIX = "figura-"
 

@@ -149,6 +149,15 @@ def _read_css() -> str:
     return read_css(_HERE / "quiz.css")
 
 
+#: La nota de unas preguntas en una página sin JavaScript (ver
+#: ``resnorm.widgets._base.display_with_noscript``).
+NOSCRIPT_QUIZ = (
+    '<noscript><p class="rn-sin-js">Estas preguntas necesitan JavaScript para '
+    "contestarlas y corregirlas: actívalo en el navegador o abre el notebook en "
+    "Jupyter.</p></noscript>"
+)
+
+
 class Quiz(anywidget.AnyWidget):
     """Unas preguntas de un capítulo, contestadas y diagnosticadas en el navegador.
 
@@ -196,11 +205,9 @@ class Quiz(anywidget.AnyWidget):
     def _ipython_display_(self) -> None:
         """Se muestra el widget y, después, se pegan sus respuestas: la vista del widget
         queda como primera salida de la celda (JupyterLab y myst-nb la buscan ahí)."""
-        from IPython.display import display
+        from resnorm.widgets._base import display_with_noscript
 
-        bundle = self._repr_mimebundle_()
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        display(data, metadata=metadata, raw=True)
+        display_with_noscript(self, NOSCRIPT_QUIZ)
         self.glue_answers()
 
     def glue_answers(self) -> None:

@@ -31,6 +31,29 @@ WIDGET_PALETTE = {
 DEFAULT_EPS = inspect.signature(layer_norm).parameters["eps"].default
 
 
+#: La nota que deja un widget en una página sin JavaScript (``<noscript>``): el
+#: navegador la muestra solo si no ejecuta scripts, y en Jupyter no se ve.
+NOSCRIPT_WIDGET = (
+    '<noscript><p class="rn-sin-js">Este widget interactivo necesita JavaScript: '
+    "actívalo en el navegador o abre el notebook en Jupyter para usarlo.</p></noscript>"
+)
+
+
+def display_with_noscript(widget, note: str = NOSCRIPT_WIDGET) -> None:
+    """Muestra ``widget`` y, en otra salida de la misma celda, la nota ``note``.
+
+    La vista del widget queda como primera salida (JupyterLab y myst-nb la buscan
+    ahí); la nota va en una salida HTML aparte porque myst-nb dibuja de cada salida
+    un solo tipo MIME (el del widget, no el HTML).
+    """
+    from IPython.display import display
+
+    bundle = widget._repr_mimebundle_()
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+    display(data, metadata=metadata, raw=True)
+    display({"text/html": note}, raw=True)
+
+
 class CourseWidget(anywidget.AnyWidget):
     """Base de los widgets del curso: hoja de estilo común y ``settings``.
 
@@ -47,6 +70,9 @@ class CourseWidget(anywidget.AnyWidget):
     @traitlets.default("settings")
     def _default_settings(self):
         return {"palette": dict(WIDGET_PALETTE), **type(self).SETTINGS}
+
+    def _ipython_display_(self) -> None:
+        display_with_noscript(self)
 
 
 def spanish_error(message: str) -> traitlets.TraitError:

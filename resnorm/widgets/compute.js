@@ -195,6 +195,20 @@ export function equals(text) {
 
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
+/** Cuántos caracteres de lo escrito repite un mensaje de error, como mucho. */
+export const ECHO_MAX = 40;
+
+/**
+ * Lo escrito, entre comillas, para citarlo en un mensaje de error: una entrada
+ * de miles de caracteres se corta («…») y el mensaje sigue cabiendo en pantalla.
+ */
+export function quoteInput(text) {
+  const chars = Array.from(text);
+  const long = chars.length > ECHO_MAX;
+  const shown = long ? chars.slice(0, ECHO_MAX - 1).join("") + "…" : text;
+  return `«${shown}»`;
+}
+
 /**
  * Lee un número escrito por una persona.
  *
@@ -231,21 +245,22 @@ export function parseNumber(text) {
   if (commas > 0 && s.includes(".")) {
     return {
       ok: false,
-      error: `«${s}» mezcla punto y coma: usa un solo separador decimal ` +
+      error: `${quoteInput(s)} mezcla punto y coma: usa un solo separador decimal ` +
         "(0.5 o 0,5) y ninguno para los miles.",
     };
   }
   if (commas > 1) {
     return {
       ok: false,
-      error: `«${s}» tiene varias comas: usa una sola como separador decimal.`,
+      error: `${quoteInput(s)} tiene varias comas: usa una sola como separador ` +
+        "decimal.",
     };
   }
   s = s.replace(",", ".");
   if (!NUMBER_RE.test(s)) {
     return {
       ok: false,
-      error: `«${raw.trim()}» no es un número. Usa cifras, punto o coma ` +
+      error: `${quoteInput(raw.trim())} no es un número. Usa cifras, punto o coma ` +
         "decimal y, si quieres, exponente (1e3).",
     };
   }
@@ -253,15 +268,15 @@ export function parseNumber(text) {
   if (!Number.isFinite(value)) {
     return {
       ok: false,
-      error: `«${raw.trim()}» es demasiado grande: no cabe en coma flotante ` +
-        "de 64 bits (el máximo es ≈ 1.8 × 10³⁰⁸): escribe uno más pequeño.",
+      error: `${quoteInput(raw.trim())} es demasiado grande: no cabe en coma ` +
+        "flotante de 64 bits (el máximo es ≈ 1.8 × 10³⁰⁸): escribe uno más pequeño.",
     };
   }
   if (value === 0 && /[1-9]/.test(s.split(/[eE]/)[0])) {
     return {
       ok: false,
-      error: `«${raw.trim()}» es tan pequeño que en coma flotante de 64 bits ` +
-        "se redondea a 0; si quieres cero, escribe 0.",
+      error: `${quoteInput(raw.trim())} es tan pequeño que en coma flotante de 64 ` +
+        "bits se redondea a 0; si quieres cero, escribe 0.",
     };
   }
   return { ok: true, value: value === 0 ? 0 : value };

@@ -51,11 +51,39 @@ export function frame(el, title, className) {
 }
 
 /**
+ * El tamaño con que se dibuja un gráfico: el ancho que ocupa en la página, para que
+ * su texto mida en pantalla lo que dice widgets.css (12 px también en un teléfono,
+ * donde un viewBox fijo de 520 lo reducía a 5–7 px), y el alto en la proporción de
+ * `width` × `height`: el widget mide lo mismo que antes (css/reserva.css). Si el
+ * gráfico aún no ocupa sitio (no está en la página), `width` × `height`.
+ */
+function drawnSize(svg, width, height) {
+  const shown = svg.isConnected ? svg.getBoundingClientRect().width : 0;
+  if (!(shown > 0)) return [width, height];
+  const w = Math.round(shown);
+  return [w, Math.round((height * w) / width)];
+}
+
+/** Vuelve a dibujar el gráfico si su ancho en la página cambia (girar el teléfono). */
+function redrawOnResize(svg, draw, options, drawnWidth) {
+  svg.rnChart = { draw, options, width: drawnWidth };
+  if (svg.rnResize || typeof ResizeObserver === "undefined") return;
+  svg.rnResize = new ResizeObserver((entries) => {
+    const w = Math.round(entries[0].contentRect.width);
+    const last = svg.rnChart;
+    if (w > 0 && Math.abs(w - last.width) >= 2) last.draw(svg, last.options);
+  });
+  svg.rnResize.observe(svg);
+}
+
+/**
  * Barras agrupadas con signo. `series`: [{name, values, color}]; `labels`:
  * nombre de cada dimensión; `range`: [lo, hi] del eje vertical.
  */
 export function barChart(svg, options) {
-  const { labels, series, range, width = 360, height = 200, title } = options;
+  const { labels, series, range, title } = options;
+  const [width, height] = drawnSize(svg, options.width ?? 360, options.height ?? 200);
+  redrawOnResize(svg, barChart, options, width);
   clear(svg);
   const m = { left: 46, right: 8, top: 10, bottom: 26 };
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -171,10 +199,10 @@ function marker(kind, x, y, color, hollow) {
  * horizontal por posición (las etiquetas son `xs`). `null` deja un hueco;
  * 0 (subdesbordamiento) se marca hueco en el borde inferior.
  */
-export function logLineChart(
-  svg,
-  { xs, series, selected, decades, width = 520, height = 260, title, xLabel, yLabel },
-) {
+export function logLineChart(svg, options) {
+  const { xs, series, selected, decades, title, xLabel, yLabel } = options;
+  const [width, height] = drawnSize(svg, options.width ?? 520, options.height ?? 260);
+  redrawOnResize(svg, logLineChart, options, width);
   clear(svg);
   const m = { left: 58, right: 12, top: 12, bottom: 40 };
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -205,7 +233,9 @@ export function logLineChart(
       class: "rn-axis", x1: m.left, x2: width - m.right, y1: bottom, y2: bottom,
     }),
   );
-  const every = Math.max(1, Math.ceil(n / 12));
+  // Una etiqueta cada 36 px como mínimo: en un teléfono no se pisan.
+  const room = Math.max(2, Math.min(12, Math.floor(plotW / 36)));
+  const every = Math.max(1, Math.ceil(n / room));
   xs.forEach((xv, i) => {
     if (i % every !== 0 && i !== n - 1) return;
     svg.append(
