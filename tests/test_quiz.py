@@ -645,3 +645,116 @@ def test_every_chapter_asks_for_a_prediction_before_it_shows():
     nb = json.loads(chapter_2.read_text(encoding="utf-8"))
     text = "".join("".join(c["source"]) for c in nb["cells"])
     assert "Predice antes de ejecutar" in text
+
+
+# --- Justicia: redondeos, progreso que no retrocede, lo guardado reparado -----------
+
+
+@pytest.mark.parametrize(
+    "typed,fragment",
+    [
+        ("1 2", "varios números"),
+        ("0,78 0,8", "varios números"),
+        ("1\n2", "una línea"),
+        ("0.78\r\n", None),  # un salto final al pegar no es otro número
+        ("1\r\n2", "una línea"),
+    ],
+)
+def test_two_numbers_are_not_read_as_one(js, typed, fragment):
+    (out,) = js([["parseAnswer", [typed]]])
+    if fragment is None:
+        assert out["ok"] and out["value"] == pytest.approx(0.78)
+        return
+    assert not out["ok"] and fragment in out["message"], out
+    assert "12" not in out["message"].replace("12 288", "")
+
+
+def test_a_right_value_rounded_to_one_or_two_decimals_is_named_as_rounding(js):
+    """En ninguna pregunta numérica la respuesta redondeada a 1 o 2 decimales recibe
+    el «Todavía no» genérico ni un error típico: o es correcta, o se le dice que es
+    un redondeo y cuántos decimales hacen falta (6.1: 0.8 no es «dividir entre la
+    media»)."""
+    cases, shown = [], []
+    for _, q in _every_question():
+        if not isinstance(q, Numeric):
+            continue
+        state = question_state(q)
+        for decimals in (1, 2):
+            typed = f"{q.answer:.{decimals}f}"
+            if float(typed) == 0:
+                continue
+            cases.append(["parseAnswer", [typed]])
+            shown.append((state, typed))
+    parsed = js(cases)
+    checks = [["checkNumeric", [state, p["value"], p["decimals"]]]
+              for (state, _), p in zip(shown, parsed)]
+    for (state, typed), got in zip(shown, js(checks)):
+        assert got["status"] in ("correct", "rounded"), (state["id"], typed, got)
+        if got["status"] == "rounded":
+            assert 0.5 * 10 ** -got["needed"] <= state["tol"], (state["id"], got)
+
+
+def test_a_rounding_within_the_tolerance_is_simply_correct(js):
+    q = question_state(_numeric("ch06-rms"))
+    (parsed,) = js([["parseAnswer", ["0,783"]]])
+    (got,) = js([["checkNumeric", [q, parsed["value"], parsed["decimals"]]]])
+    assert got["status"] == "correct"
+    (got,) = js([["checkNumeric", [q, 0.8, 1]]])
+    assert got == {"status": "rounded", "decimals": 1, "needed": 3}
+
+
+def test_the_sign_message_is_the_question_s_own():
+    """«Revisa quién resta a quién» solo donde hay una resta (no en 5.1 ni en 10.1)."""
+    hints = {q.id: q.sign_hint for _, q in _every_question() if isinstance(q, Numeric)}
+    assert "resta" in hints["ch04-componente"]
+    for qid in ("ch05-gamma-beta", "gpt-uniforme", "ch06-rms"):
+        assert "resta a quién" not in hints[qid]
+    js_text = (QUIZ_DIR / "quiz.js").read_text(encoding="utf-8")
+    assert "quién resta a quién" not in js_text and "sign_hint" in js_text
+
+
+def test_a_wrong_retry_never_takes_a_right_answer_away(js):
+    right = {"v": "v1", "ok": True, "a": "0,783"}
+    wrong = {"v": "v1", "ok": False, "a": "7"}
+    newer = {"v": "v2", "ok": False, "a": "7"}
+    out = js([
+        ["mergeEntry", [right, wrong]],
+        ["mergeEntry", [wrong, right]],
+        ["mergeEntry", [right, newer]],
+        ["mergeEntry", [None, wrong]],
+    ])
+    assert out == [right, right, newer, wrong]
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        [],
+        "texto",
+        7,
+        None,
+        {"chapters": []},
+        {"chapters": "x"},
+        {"chapters": {"layernorm": "x", "media": [1, 2]}},
+        {"chapters": {"layernorm": {"a": "x", "b": {"ok": True}}}},
+    ],
+    ids=["array", "texto", "numero", "null", "capitulos-array", "capitulos-texto",
+         "capitulo-malo", "entradas-malas"],
+)
+def test_stored_progress_of_the_wrong_shape_is_repaired(js, stored):
+    (out,) = js([["repairStore", [stored]]])
+    assert isinstance(out, dict) and isinstance(out["chapters"], dict)
+    for saved in out["chapters"].values():
+        assert isinstance(saved, dict)
+        assert all(isinstance(e, dict) and isinstance(e["v"], str)
+                   for e in saved.values())
+
+
+def test_repairing_keeps_every_good_answer(js):
+    stored = {"chapters": {"layernorm": {"a": {"v": "1", "ok": True, "a": "1,6"},
+                                         "b": "basura"},
+                           "media": [], "otro": {"c": {"v": "2", "ok": False, "a": 0}}},
+              "extra": 5}
+    (out,) = js([["repairStore", [stored]]])
+    assert out == {"chapters": {"layernorm": {"a": {"v": "1", "ok": True, "a": "1,6"}},
+                                "otro": {"c": {"v": "2", "ok": False, "a": 0}}}}

@@ -321,6 +321,7 @@ def _ch03():
                     f"Primero resta: {_n(X[3])} − μ.",
                     "Luego multiplica el resultado por sí mismo.",
                 ),
+                sign_hint="Un cuadrado nunca es negativo.",
                 solution=f"({_n(X[3])} − {mu:.4f})² = {X[3] - mu:.4f}² = {dev:.4f}.",
             ),
         ],
@@ -450,6 +451,7 @@ def _ch04():
                     ),
                 ),
                 hints=("Centra: x₄ − μ.", "Divide el resultado entre σ."),
+                sign_hint="Revisa quién resta a quién: x₄ − μ.",
                 solution=f"x̂₄ = ({_n(X[3])} − {mu:.4f}) / {sigma:.4f} = {x_hat:.3f}.",
             ),
             Numeric(
@@ -478,6 +480,7 @@ def _ch04():
                     "Calcula σ² + ε primero: σ² es σ al cuadrado.",
                     "Saca la raíz de esa suma y divide x₄ − μ entre ella.",
                 ),
+                sign_hint="Revisa quién resta a quién: x₄ − μ.",
                 solution=(
                     f"√(σ² + ε) = √({sigma**2:.6f} + 0.001) = "
                     f"{math.sqrt(sigma**2 + 1e-3):.5f}; x̂₄ = {keras:.3f}."
@@ -591,6 +594,8 @@ def _ch05():
                     ),
                 ),
                 hints=("Multiplica x̂₁ por γ₁.", "Suma β₁ al resultado."),
+                sign_hint="x̂₁ es negativo (x₁ está por debajo de la media), y "
+                "multiplicar por γ₁ > 0 no le cambia el signo.",
                 solution=f"y₁ = {g1} × ({_n(x_hat, 4)}) + {b1} = {_n(y, 3)}.",
             ),
             Choice(
