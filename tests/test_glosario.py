@@ -223,3 +223,38 @@ def test_learner_pages_of_this_branch_use_no_rejected_synonym():
     """Las páginas de book/ (no los notebooks) ya están limpias: sin xfail."""
     hallados = [h for h in _descartados_en_uso() if h.startswith("book/")]
     assert not hallados, "sinónimos descartados en book/:\n" + "\n".join(hallados)
+
+
+def _entrada(termino: str) -> str:
+    """El texto de una entrada del glosario (de su término a la línea en blanco)."""
+    texto = GLOSARIO.read_text(encoding="utf-8")
+    m = re.search(rf"^\*?{re.escape(termino)}\*?\n((?:  .*\n)+)", texto, re.M)
+    assert m, f"no encuentro la entrada «{termino}»"
+    return " ".join(m.group(1).split())
+
+
+def test_cosine_entry_says_what_it_measures_not_what_survives():
+    """El capítulo 1 muestra que una capa ortogonal da coseno ≈ 0 sin perder nada:
+    el coseno mide dirección, no información."""
+    texto = _entrada("similitud coseno")
+    assert "sobrevive" not in texto and "mensaje" not in texto
+    assert "dirección" in texto and "ortogonal" in texto
+
+
+def test_dropout_entry_agrees_with_chapter_7_and_the_blocks():
+    import inspect
+
+    from resnorm.blocks import PostLNBlock, PreLNBlock
+
+    texto = _entrada("dropout")
+    assert "no lo usa" not in texto and "dropout=0.0" in texto
+    for bloque in (PreLNBlock, PostLNBlock):
+        defecto = inspect.signature(bloque).parameters["dropout"].default
+        assert defecto == 0.0, bloque
+
+
+def test_english_originals_use_pytorch_spelling_and_slider_has_its_entry():
+    assert "*initialization*" in _entrada("inicialización")
+    assert "initialis" not in GLOSARIO.read_text(encoding="utf-8")
+    assert "*slider*" in _entrada("deslizador")
+    assert "slider" not in _entrada("widget")
