@@ -95,6 +95,7 @@ DESCARTADOS: dict[str, str] = {
     r"\bsimilaridad\b": "similitud coseno",
     r"\b(?:ritmo|velocidad|tasa) de entrenamiento\b": "tasa de aprendizaje",
     r"\bpropagación hacia atrás\b": "retropropagación",
+    r"\bcorrientes? residual(?:es)?\b": "flujo residual",
 }
 
 _NO_PROSA = [

@@ -758,3 +758,30 @@ def test_repairing_keeps_every_good_answer(js):
     (out,) = js([["repairStore", [stored]]])
     assert out == {"chapters": {"layernorm": {"a": {"v": "1", "ok": True, "a": "1,6"}},
                                 "otro": {"c": {"v": "2", "ok": False, "a": 0}}}}
+
+
+def _source(cell) -> str:
+    source = cell["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
+def test_predictions_come_before_the_page_answers_them():
+    """«Predice antes de mirar»: el bloque de preguntas va antes de la primera celda
+    que muestra (o pega) el resultado en que se apoya la predicción."""
+    for key in bank.chapters():
+        path = _notebook(key)
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for group, questions in bank.chapter(key).items():
+            predictions = [q for q in questions if q.kind == "prediccion"]
+            names = {g.name for q in predictions for g in q.glued if not g.chapter}
+            if not names:
+                continue
+            call = f'Quiz.from_bank("{key}", "{group}")'
+            (where,) = [i for i, c in enumerate(cells) if call in _source(c)]
+            shown = re.compile(r"[\"`{]" + "(?:" + "|".join(map(re.escape, names))
+                               + r")[\"`:}]")
+            first = next(i for i, c in enumerate(cells) if shown.search(_source(c)))
+            assert where < first, (
+                f"{path.name}: {call} (celda {where}) va después de la celda {first}, "
+                f"que ya muestra {sorted(names)}"
+            )

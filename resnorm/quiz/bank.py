@@ -95,33 +95,6 @@ def _ch01():
                 ),
                 kind="calculo",
             ),
-            Choice(
-                id="ch01-factor-11",
-                prompt=(
-                    "Predice: si cada capa multiplica la escala por 1.1, ¿qué pasa "
-                    "tras 96 capas?"
-                ),
-                options=(
-                    Option(
-                        "Crece unas diez mil veces",
-                        True,
-                        f"1.1⁹⁶ ≈ {1.1**96:.0f}: un 10 % por capa, encadenado, "
-                        "explota.",
-                    ),
-                    Option(
-                        "Crece un 10 %",
-                        False,
-                        "Eso sería una sola capa; aquí se encadenan 96.",
-                    ),
-                    Option(
-                        "Crece unas 106 veces (1.1 × 96)",
-                        False,
-                        "El factor se eleva a 96, no se multiplica por 96.",
-                    ),
-                ),
-                kind="prediccion",
-                glued=(Glue("factor_11_96", 1.1**96),),
-            ),
         ],
         "colapso": [
             Choice(
@@ -158,6 +131,36 @@ def _ch01():
                     Glue("error_ortogonal"),
                 ),
                 reads=("resnorm.experiments.orthogonal_layer_control",),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
+                id="ch01-factor-11",
+                prompt=(
+                    "Predice: si cada capa multiplica la escala por 1.1, ¿qué pasa "
+                    "tras 96 capas?"
+                ),
+                options=(
+                    Option(
+                        "Crece unas diez mil veces",
+                        True,
+                        f"1.1⁹⁶ ≈ {1.1**96:.0f}: un 10 % por capa, encadenado, "
+                        "explota.",
+                    ),
+                    Option(
+                        "Crece un 10 %",
+                        False,
+                        "Eso sería una sola capa; aquí se encadenan 96.",
+                    ),
+                    Option(
+                        "Crece unas 106 veces (1.1 × 96)",
+                        False,
+                        "El factor se eleva a 96, no se multiplica por 96.",
+                    ),
+                ),
+                kind="prediccion",
+                glued=(Glue("factor_11_96", 1.1**96),),
             ),
         ],
     }
@@ -516,6 +519,9 @@ def _ch04():
                     ),
                 ),
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch04-prediccion-escala",
                 prompt="Predice: ¿qué da LayerNorm (sin γ ni β) con [20, 40] si con "
@@ -749,6 +755,30 @@ def _ch06():
         ],
         "invariancia": [
             Choice(
+                id="ch06-que-quita",
+                prompt="¿Qué le quita RMSNorm a LayerNorm?",
+                glued=(Glue("rms_1214_out"), Glue("rms_24_out"), Glue("ln_1214_out"),
+                       Glue("ln_24_out")),
+                reads=("resnorm.rms_norm",),
+                options=(
+                    Option(
+                        "Restar la media (y β)",
+                        True,
+                        "RMSNorm solo reescala: no centra, y por eso tampoco suele "
+                        "llevar β.",
+                    ),
+                    Option(
+                        "Dividir entre una escala",
+                        False,
+                        "Eso lo conserva: divide entre el RMS.",
+                    ),
+                    Option("El parámetro γ", False, "RMSNorm mantiene γ."),
+                ),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
                 id="ch06-signo",
                 prompt="Predice: ¿qué da LayerNorm(−2x), comparado con LayerNorm(x)? "
                 "(γ = 1, β = 0)",
@@ -775,27 +805,6 @@ def _ch06():
                     ),
                 ),
                 kind="prediccion",
-            ),
-            Choice(
-                id="ch06-que-quita",
-                prompt="¿Qué le quita RMSNorm a LayerNorm?",
-                glued=(Glue("rms_1214_out"), Glue("rms_24_out"), Glue("ln_1214_out"),
-                       Glue("ln_24_out")),
-                reads=("resnorm.rms_norm",),
-                options=(
-                    Option(
-                        "Restar la media (y β)",
-                        True,
-                        "RMSNorm solo reescala: no centra, y por eso tampoco suele "
-                        "llevar β.",
-                    ),
-                    Option(
-                        "Dividir entre una escala",
-                        False,
-                        "Eso lo conserva: divide entre el RMS.",
-                    ),
-                    Option("El parámetro γ", False, "RMSNorm mantiene γ."),
-                ),
             ),
         ],
     }
@@ -895,6 +904,9 @@ def _ch07():
                     ),
                 ),
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch07-prediccion-sin-lnf",
                 prompt="Predice: en una pila Pre-LN sin la LayerNorm final, ¿sale el "
@@ -982,6 +994,9 @@ def _ch08():
                 hints=("γ tiene una componente por dimensión.", "β también."),
                 solution=f"γ ({d}) + β ({d}) = {2 * d}.",
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch08-post-salida",
                 prompt="Predice: tras un bloque Post-LN con γ = 1 y β = 0, ¿qué media "
@@ -1071,6 +1086,36 @@ def _ch09():
                 f"{grown:.2f}.",
             ),
             Choice(
+                id="ch09-sin-ln",
+                prompt="¿Puede entrenarse una red residual profunda sin normalización?",
+                glued=(Glue("teo_rama_escalada", scaled), Glue("std_rama_escalada")),
+                reads=("resnorm.experiments.scaled_residual_std",),
+                options=(
+                    Option(
+                        "Sí, si cada rama empieza pequeña",
+                        True,
+                        "Inicializaciones como la 1/√N de GPT-2, Fixup, SkipInit o "
+                        "ReZero escalan las ramas y lo consiguen. En el capítulo, "
+                        f"con la rama escalada por 1/√{layers}, la escala tras "
+                        f"{layers} capas queda cerca de {scaled:.2f}, no de 10¹⁴.",
+                    ),
+                    Option(
+                        "No, nunca",
+                        False,
+                        "Hay métodos publicados que lo consiguen escalando las ramas.",
+                    ),
+                    Option(
+                        "Sí, siempre, con cualquier inicialización",
+                        False,
+                        "Si cada rama es tan grande como h, la escala crece capa a "
+                        "capa.",
+                    ),
+                ),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
                 id="ch09-plana-ganancia",
                 prompt="Predice: ¿qué necesita una pila plana de 96 capas, sin atajo "
                 "ni LayerNorm, para no apagar ni disparar su señal?",
@@ -1097,33 +1142,6 @@ def _ch09():
                     ),
                 ),
                 kind="prediccion",
-            ),
-            Choice(
-                id="ch09-sin-ln",
-                prompt="¿Puede entrenarse una red residual profunda sin normalización?",
-                glued=(Glue("teo_rama_escalada", scaled), Glue("std_rama_escalada")),
-                reads=("resnorm.experiments.scaled_residual_std",),
-                options=(
-                    Option(
-                        "Sí, si cada rama empieza pequeña",
-                        True,
-                        "Inicializaciones como la 1/√N de GPT-2, Fixup, SkipInit o "
-                        "ReZero escalan las ramas y lo consiguen. En el capítulo, "
-                        f"con la rama escalada por 1/√{layers}, la escala tras "
-                        f"{layers} capas queda cerca de {scaled:.2f}, no de 10¹⁴.",
-                    ),
-                    Option(
-                        "No, nunca",
-                        False,
-                        "Hay métodos publicados que lo consiguen escalando las ramas.",
-                    ),
-                    Option(
-                        "Sí, siempre, con cualquier inicialización",
-                        False,
-                        "Si cada rama es tan grande como h, la escala crece capa a "
-                        "capa.",
-                    ),
-                ),
             ),
         ],
     }
@@ -1211,6 +1229,9 @@ def _ch11_resumen():
                     ),
                 ),
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch11-prediccion-rms-escala",
                 prompt="Predice: ¿qué da RMSNorm (sin γ) con [20, 40], si con [2, 4] "
@@ -1247,7 +1268,7 @@ def _ch11_resumen():
 
 
 def _ch12_coste():
-    from resnorm.cost import FUSED, count_sweeps, minimum_bytes, naive_layer_norm
+    from resnorm.cost import FUSED, count_sweeps, naive_layer_norm
 
     rows, cols = 4096, 1024
     mib = rows * cols * 4 / 2**20
@@ -1345,7 +1366,6 @@ def _ch12_coste():
                 id="ch12-prediccion-media-precision",
                 prompt="Predice: si el tensor pasa de float32 a float16, ¿cuántos "
                 "bytes lee y escribe una LayerNorm que recorre x una vez y escribe y?",
-                glued=(Glue("mib_minimo", minimum_bytes((rows, cols), 4) / 2**20),),
                 reads=("resnorm.cost.minimum_bytes",),
                 options=(
                     Option(
@@ -1409,6 +1429,33 @@ def _gpt():
                 solution=f"−ln(1/{vocab}) = ln {vocab} = {math.log(vocab):.3f}.",
             ),
             Choice(
+                id="gpt-que-prueba",
+                prompt="¿Qué NO puede probar un entrenamiento pequeño en CPU?",
+                glued=(Glue("val_plain"), Glue("val_pre_ln"), Glue("perdida_frec")),
+                reads=("resnorm.gpt.gpt_comparison",),
+                options=(
+                    Option(
+                        "Cómo se comportan los modelos a la escala de GPT-3",
+                        True,
+                        "Un modelo de pocas capas y pocos pasos muestra la tendencia, "
+                        "no el comportamiento a gran escala.",
+                    ),
+                    Option(
+                        "Que sin atajos la pérdida se queda arriba",
+                        False,
+                        "Eso sí se ve en el experimento del capítulo.",
+                    ),
+                    Option(
+                        "Que con ambas piezas el modelo aprende",
+                        False,
+                        "También se ve.",
+                    ),
+                ),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
                 id="gpt-unigrama",
                 prompt="Predice: si un modelo profundo sin atajos no consigue "
                 "entrenar, ¿hasta dónde baja su pérdida?",
@@ -1435,30 +1482,6 @@ def _gpt():
                     ),
                 ),
                 kind="prediccion",
-            ),
-            Choice(
-                id="gpt-que-prueba",
-                prompt="¿Qué NO puede probar un entrenamiento pequeño en CPU?",
-                glued=(Glue("val_plain"), Glue("val_pre_ln"), Glue("perdida_frec")),
-                reads=("resnorm.gpt.gpt_comparison",),
-                options=(
-                    Option(
-                        "Cómo se comportan los modelos a la escala de GPT-3",
-                        True,
-                        "Un modelo de pocas capas y pocos pasos muestra la tendencia, "
-                        "no el comportamiento a gran escala.",
-                    ),
-                    Option(
-                        "Que sin atajos la pérdida se queda arriba",
-                        False,
-                        "Eso sí se ve en el experimento del capítulo.",
-                    ),
-                    Option(
-                        "Que con ambas piezas el modelo aprende",
-                        False,
-                        "También se ve.",
-                    ),
-                ),
             ),
         ],
     }
