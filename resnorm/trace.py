@@ -430,9 +430,9 @@ def stack_trace(
     - ``order="pre"``:  x ← x + Atención(LN(x));  x ← x + FFN(LN(x)).
     - ``order="post"``: x ← LN(x + Atención(x));  x ← LN(x + FFN(x)).
 
-    En Pre-LN la corriente residual crece con la profundidad (en promedio sobre
+    En Pre-LN el flujo residual crece con la profundidad (en promedio sobre
     semillas, ‖x‖² crece como L, es decir, ‖x‖ como √L; con d = 4 una sola semilla
-    es ruidosa) y una LayerNorm final (``final_ln``, la ``ln_f`` de GPT-2) la
+    es ruidosa) y una LayerNorm final (``final_ln``, la ``ln_f`` de GPT-2) lo
     recalibra; en Post-LN cada bloque termina normalizado. La entrada es
     ``example.x``.
 

@@ -33,6 +33,7 @@ CODE_DIRECTIVES = {
     "code-cell", "code-block", "code", "sourcecode", "math", "raw", "literalinclude",
     "include", "bibliography", "toctree", "tableofcontents", "eval-rst", "mermaid",
     "graphviz", "glue", "glue:any", "glue:figure", "glue:math", "csv-table",
+    "camino-corto",  # book/_ext/tiempo_lectura.py: una ruta#sección por línea
 }
 # Directivas cuyo argumento es una ruta o una etiqueta, no un título.
 NON_PROSE_ARGUMENT = CODE_DIRECTIVES | {

@@ -36,3 +36,24 @@ MISTAKES = [
      lambda x, layers: x + sum((layer(x) for layer in layers), 0 * x),
      "entrada original x"),
 ]
+
+
+def _depth_factor_loop(factor, depth):
+    total = 1.0
+    for _ in range(depth):
+        total *= factor
+    return total
+
+
+def _residual_stack_reduce(x, layers):
+    from functools import reduce
+
+    return reduce(lambda h, layer: h + layer(h), layers, x)
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch01.check_depth_factor, _depth_factor_loop, "bucle"),
+    (ch01.check_depth_factor, lambda f, d: __import__("math").pow(f, d), "math.pow"),
+    (ch01.check_residual_stack, _residual_stack_reduce, "reduce"),
+]

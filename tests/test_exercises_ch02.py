@@ -96,3 +96,31 @@ def test_the_general_hints_do_not_give_the_code():
     for check in (ch02.check_residual_sum, ch02.check_vectors_close):
         hint = check(lambda *args: 42.0).hint
         assert "x + fx" not in hint and "allclose(a, b)" not in hint, hint
+
+
+def _residual_sum_torch(x, fx):
+    import torch
+
+    return torch.tensor(x, requires_grad=True) + torch.tensor(fx)
+
+
+def _residual_grad_item(F, x):
+    import torch
+
+    t = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
+    (t + F(t)).backward()
+    return t.grad.item()
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch02.check_residual_sum, _residual_sum_torch, "torch con gradiente"),
+    (ch02.check_residual_sum, lambda x, fx: [a + b for a, b in zip(x, fx)], "lista"),
+    (ch02.check_residual_grad, _residual_grad_item, ".item()"),
+    (ch02.check_vectors_close,
+     lambda a, b: all(abs(p - q) <= 1e-8 + 1e-5 * abs(q) for p, q in zip(a, b)),
+     "bucle"),
+    (ch02.check_identity_prediction, lambda: "Residual", "mayúscula"),
+    (ch02.check_identity_weights,
+     lambda d: (np.zeros((d, d)).tolist(), [0.0] * d), "listas"),
+]

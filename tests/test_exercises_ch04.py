@@ -143,3 +143,39 @@ def test_an_output_that_loses_the_reduced_axis_is_told_its_shape():
 
     fb = ch04.check_layer_norm_axis(squeezed)
     assert not fb.passed and "forma" in fb.hint
+
+
+def _ln_torch(x, eps=1e-5):
+    import torch
+    import torch.nn.functional as F
+
+    t = torch.tensor(np.asarray(x, dtype=float), requires_grad=True)
+    return F.layer_norm(t, t.shape[-1:], eps=eps)
+
+
+def _ln_keepdim(x, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps)
+
+
+def _ln_loop(x, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    out = np.empty_like(x)
+    for i in np.ndindex(x.shape[:-1]):
+        v = x[i]
+        out[i] = (v - v.mean()) / np.sqrt(v.var() + eps)
+    return out
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch04.check_layer_norm, _ln_torch, "torch con gradiente"),
+    (ch04.check_layer_norm, _ln_loop, "bucle"),
+    (ch04.check_layer_norm_batch, _ln_keepdim, "keepdims"),
+    (ch04.check_layer_norm_batch, _ln_torch, "torch con gradiente"),
+    (ch04.check_layer_norm_axis, _ln_loop, "bucle por token"),
+    (ch04.check_layer_norm_axis, _ln_torch, "torch con gradiente"),
+    (ch04.check_batch_to_layer_norm, _ln_keepdim, "keepdims"),
+]

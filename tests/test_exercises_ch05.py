@@ -39,3 +39,36 @@ MISTAKES = [
      lambda x, eps=1e-5: (np.mean(x), np.std(x)), "intercambiado"),
     (ch05.check_undo_normalization, _undo_sample, "muestral"),
 ]
+
+
+def _affine_nn_layer_norm(x, gamma, beta, eps=1e-5):
+    """Con ``nn.LayerNorm``: su salida aún pide gradiente (el caso del issue 30)."""
+    import torch
+
+    layer = torch.nn.LayerNorm(len(x), eps=eps).double()
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor(gamma))
+        layer.bias.copy_(torch.tensor(beta))
+    return layer(torch.tensor(x, dtype=torch.float64))
+
+
+def _undo_torch(x, eps=1e-5):
+    import torch
+
+    t = torch.tensor(x, requires_grad=True)
+    gamma = torch.sqrt(t.var(correction=0) + eps) * torch.ones_like(t)
+    return gamma, t.mean() * torch.ones_like(t)
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch05.check_layer_norm_affine, _affine_nn_layer_norm, "nn.LayerNorm con gradiente"),
+    (ch05.check_layer_norm_affine,
+     lambda x, g, b, eps=1e-5: [gi * v + bi
+                                for gi, v, bi in zip(g, layer_norm(x, eps), b)],
+     "lista"),
+    (ch05.check_undo_normalization, _undo_torch, "torch con gradiente"),
+    (ch05.check_undo_normalization,
+     lambda x, eps=1e-5: (float(np.sqrt(np.var(x) + eps)), float(np.mean(x))),
+     "escalares"),
+]

@@ -83,3 +83,26 @@ def test_fixing_only_the_variance_still_flags_eps_outside():
 
     fb = ch06.check_layer_norm_fixed(outside)
     assert not fb.passed and "ε sigue fuera de la raíz" in fb.hint
+
+
+def _rms_torch(x, eps):
+    import torch
+    import torch.nn.functional as F
+
+    t = torch.tensor(np.asarray(x, dtype=float), requires_grad=True)
+    return F.rms_norm(t, t.shape[-1:], eps=eps)
+
+
+def _layer_norm_fixed_torch(x, eps):
+    import torch
+    import torch.nn.functional as F
+
+    t = torch.tensor(np.asarray(x, dtype=float), requires_grad=True)
+    return F.layer_norm(t, t.shape[-1:], eps=eps)
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch06.check_rms_norm, _rms_torch, "torch con gradiente"),
+    (ch06.check_layer_norm_fixed, _layer_norm_fixed_torch, "torch con gradiente"),
+]

@@ -52,3 +52,28 @@ def test_perro_post_ln_without_gamma_and_beta_is_caught():
 
     fb = ch08.check_perro_post_ln(plain)
     assert not fb.passed and "γ y β" in fb.hint
+
+
+def _perro_post_torch(ex):
+    import torch
+    import torch.nn.functional as F
+
+    def ln(v, g, b):
+        t = torch.as_tensor(np.asarray(v, dtype=float)).requires_grad_()
+        return F.layer_norm(t, (4,), torch.tensor(g), torch.tensor(b))
+
+    x1 = ln(ex.x + ex.attention_output, ex.gamma1, ex.beta1)
+    x1 = x1.detach().numpy()
+    return ln(x1 + ex.ffn(x1), ex.gamma2, ex.beta2)
+
+
+def _perro_pre_list(ex):
+    h = [a + b for a, b in zip(ex.x, ex.attention_output)]
+    return list(np.asarray(h) + ex.ffn(layer_norm(h, ex.gamma2, ex.beta2)))
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch08.check_perro_post_ln, _perro_post_torch, "torch con gradiente"),
+    (ch08.check_perro_pre_ln, _perro_pre_list, "lista"),
+]

@@ -3,6 +3,7 @@ Pre-LN sin el atajo de la FFN)."""
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from resnorm.exercises import ch10
@@ -20,6 +21,31 @@ def unigram_solution(train, val, vocab_size):
 SOLUTIONS = [
     (ch10.check_unigram_loss, unigram_solution),
     (ch10.check_remove_ffn_shortcut, ch10._solution),
+]
+
+
+def _kept_both(block, x):
+    x = x + block.attn(block.ln_1(x))
+    return x + block.mlp(block.ln_2(x))
+
+
+def _ln_1_twice(block, x):
+    x = x + block.attn(block.ln_1(x))
+    return block.mlp(block.ln_1(x))
+
+
+def _post_ln(block, x):
+    x = block.ln_1(x + block.attn(x))
+    return block.ln_2(block.mlp(x))
+
+
+MISTAKES = [
+    (ch10.check_remove_ffn_shortcut, _kept_both, "dos atajos"),
+    (ch10.check_remove_ffn_shortcut, _ln_1_twice, "block.ln_2(x)"),
+    (ch10.check_remove_ffn_shortcut, _post_ln, "Post-LN"),
+    (ch10.check_unigram_loss, lambda t, v, n: math.log(n), "ln V"),
+    (ch10.check_unigram_loss,
+     lambda t, v, n: unigram_solution(t, v, n) / math.log(2), "base 2"),
 ]
 
 
@@ -54,3 +80,24 @@ def test_unigram_checker_names_the_missing_smoothing():
 def test_training_the_exercise_waits_for_a_passing_block(capsys):
     assert ch10.train_without_ffn_shortcut(stub) is None
     assert "Primero completa el ejercicio" in capsys.readouterr().out
+
+
+def _unigram_counter(train, val, vocab_size):
+    from collections import Counter
+
+    counts = Counter(train)
+    total = len(train) + vocab_size
+    return -sum(math.log((counts[c] + 1) / total) for c in val) / len(val)
+
+
+def _without_ffn_shortcut_named(block, x):
+    h = x + block.attn(block.ln_1(x))
+    out = block.mlp(block.ln_2(h))
+    return out
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch10.check_unigram_loss, _unigram_counter, "Counter"),
+    (ch10.check_remove_ffn_shortcut, _without_ffn_shortcut_named, "con nombres"),
+]

@@ -52,3 +52,22 @@ def test_pre_ln_stack_reference_matches_stack_trace_shape_of_computation():
     np.testing.assert_allclose(
         out[-1]["vector"], pre_ln_stack(list(PERRO_X), [], 1e-5), rtol=1e-12
     )
+
+
+def _count_dict(n_blocks, order):
+    return {"pre": 2 * n_blocks + 1, "post": 2 * n_blocks}[order]
+
+
+def _pre_ln_stack_sublayers(x, blocks, eps):
+    h = np.asarray(x, dtype=float)
+    for block in blocks:
+        for sublayer in block:
+            h = h + sublayer(layer_norm(h, eps=eps))
+    return layer_norm(h, eps=eps)
+
+
+#: Respuestas correctas escritas de otra manera: también pasan.
+ALTERNATIVES = [
+    (ch11.check_layernorm_count, _count_dict, "diccionario"),
+    (ch11.check_pre_ln_stack, _pre_ln_stack_sublayers, "bucle por subcapa"),
+]

@@ -95,6 +95,7 @@ DESCARTADOS: dict[str, str] = {
     r"\bsimilaridad\b": "similitud coseno",
     r"\b(?:ritmo|velocidad|tasa) de entrenamiento\b": "tasa de aprendizaje",
     r"\bpropagación hacia atrás\b": "retropropagación",
+    r"\bcorrientes? residual(?:es)?\b": "flujo residual",
 }
 
 _NO_PROSA = [
@@ -239,3 +240,38 @@ def test_learner_pages_of_this_branch_use_no_rejected_synonym():
         "sinónimos descartados en book/ (cámbialos por el término del glosario):\n"
         + "\n".join(hallados)
     )
+
+
+def _entrada(termino: str) -> str:
+    """El texto de una entrada del glosario (de su término a la línea en blanco)."""
+    texto = GLOSARIO.read_text(encoding="utf-8")
+    m = re.search(rf"^\*?{re.escape(termino)}\*?\n((?:  .*\n)+)", texto, re.M)
+    assert m, f"no encuentro la entrada «{termino}»"
+    return " ".join(m.group(1).split())
+
+
+def test_cosine_entry_says_what_it_measures_not_what_survives():
+    """El capítulo 1 muestra que una capa ortogonal da coseno ≈ 0 sin perder nada:
+    el coseno mide dirección, no información."""
+    texto = _entrada("similitud coseno")
+    assert "sobrevive" not in texto and "mensaje" not in texto
+    assert "dirección" in texto and "ortogonal" in texto
+
+
+def test_dropout_entry_agrees_with_chapter_7_and_the_blocks():
+    import inspect
+
+    from resnorm.blocks import PostLNBlock, PreLNBlock
+
+    texto = _entrada("dropout")
+    assert "no lo usa" not in texto and "dropout=0.0" in texto
+    for bloque in (PreLNBlock, PostLNBlock):
+        defecto = inspect.signature(bloque).parameters["dropout"].default
+        assert defecto == 0.0, bloque
+
+
+def test_english_originals_use_pytorch_spelling_and_slider_has_its_entry():
+    assert "*initialization*" in _entrada("inicialización")
+    assert "initialis" not in GLOSARIO.read_text(encoding="utf-8")
+    assert "*slider*" in _entrada("deslizador")
+    assert "slider" not in _entrada("widget")

@@ -200,3 +200,63 @@ def test_progress_survives_a_reload_and_start_over_clears_it(browser, site_url):
         assert not recorder.console_errors, recorder.console_errors
     finally:
         context.close()
+
+
+def test_a_wrong_retry_keeps_the_credit_and_a_reset_can_be_undone(browser, site_url):
+    """El progreso nunca retrocede: un intento fallido tras acertar no quita el
+    acierto. «Empezar de nuevo» (del capítulo y del curso) se puede deshacer."""
+    rel = next(p for p in QUIZ_PAGES if "layernorm" in p)
+    context, recorder, page = _open(browser, site_url, rel, width=1366)
+    try:
+        q = next(q for q in _questions(page) if q["type"] == "numeric")
+        section = _section(page, q)
+        _answer(section, _typed(q["answer"], q["tol"]))
+        progress = page.locator(".rn-quiz-progress").first
+        assert re.search(r"\b1 de \d+ preguntas", progress.inner_text())
+        feedback = _answer(section, "1234")
+        assert "Todavía no" in feedback.inner_text()
+        assert re.search(r"\b1 de \d+ preguntas", progress.inner_text())
+        page.reload(wait_until="load")
+        draw_widgets(page)
+        assert re.search(r"\b1 de \d+ preguntas", progress.inner_text())
+
+        page.get_by_role("button", name="Empezar de nuevo este capítulo").first.click()
+        assert re.search(r"\b0 de \d+ preguntas", progress.inner_text())
+        page.get_by_role("button", name="Deshacer").first.click()
+        assert re.search(r"\b1 de \d+ preguntas", progress.inner_text())
+
+        page.goto(f"{site_url}/book/intro.html")
+        landing = page.locator("#rn-progreso-curso")
+        landing.wait_for()
+        landing.get_by_role("button", name="Empezar de nuevo todo el curso").click()
+        assert re.search(r"Llevas 0 de \d+", landing.inner_text())
+        landing.get_by_role("button", name="Deshacer").click()
+        assert re.search(r"Llevas 1 de \d+", landing.inner_text())
+        assert not recorder.console_errors, recorder.console_errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("stored", ["[]", '"texto"', '{"chapters": "x"}', "{roto"],
+                         ids=["array", "texto", "capitulos-texto", "json-roto"])
+def test_stored_progress_of_the_wrong_shape_never_breaks_an_answer(
+    browser, site_url, stored
+):
+    rel = next(p for p in QUIZ_PAGES if "layernorm" in p)
+    context, recorder, page = _open(browser, site_url, rel, width=1366)
+    try:
+        page.evaluate("([k, v]) => localStorage.setItem(k, v)",
+                      ["resnorm.quiz.v1", stored])
+        page.reload(wait_until="load")
+        draw_widgets(page)
+        numeric = [q for q in _questions(page) if q["type"] == "numeric"]
+        for q in numeric:
+            _answer(_section(page, q), _typed(q["answer"], q["tol"]))
+        progress = page.locator(".rn-quiz-progress").first
+        assert re.search(rf"\b{len(numeric)} de \d+ preguntas", progress.inner_text())
+        page.reload(wait_until="load")
+        draw_widgets(page)
+        assert re.search(rf"\b{len(numeric)} de \d+ preguntas", progress.inner_text())
+        assert not recorder.console_errors, recorder.console_errors
+    finally:
+        context.close()

@@ -4,14 +4,12 @@ la regla, el recuento sobre un doctree y, si hay libro construido, lo que muestr
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 
 import pytest
-from docutils import nodes
 
-from tests.helpers import BUILD_HTML, ROOT
+from tests.helpers import ROOT
 
 _spec = importlib.util.spec_from_file_location(
     "tiempo_lectura", ROOT / "book" / "_ext" / "tiempo_lectura.py"
@@ -22,11 +20,14 @@ _spec.loader.exec_module(tl)
 Contenido = tl.Contenido
 
 
-def test_time_is_words_at_the_reading_pace_plus_minutes_per_item():
-    c = Contenido(palabras=1300, ejercicios=2, widgets=1, preguntas=3, figuras=2)
-    esperado = (1300 / tl.PALABRAS_POR_MINUTO + 2 * tl.MIN_POR_EJERCICIO
-                + tl.MIN_POR_WIDGET + 3 * tl.MIN_POR_PREGUNTA + 2 * tl.MIN_POR_FIGURA)
-    assert tl.minutos_exactos(c) == pytest.approx(esperado)
+def test_reading_time_is_prose_code_outputs_and_items_and_exercises_come_on_top():
+    c = Contenido(palabras=1300, ejercicios=2, widgets=1, preguntas=3, figuras=2,
+                  lineas_codigo=40, lineas_salida=60)
+    lectura = (1300 / tl.PALABRAS_POR_MINUTO + 40 / tl.LINEAS_DE_CODIGO_POR_MINUTO
+               + 60 / tl.LINEAS_DE_SALIDA_POR_MINUTO + tl.MIN_POR_WIDGET
+               + 3 * tl.MIN_POR_PREGUNTA + 2 * tl.MIN_POR_FIGURA)
+    assert tl.minutos_de_lectura_exactos(c) == pytest.approx(lectura)
+    assert tl.minutos_exactos(c) == pytest.approx(lectura + 2 * tl.MIN_POR_EJERCICIO)
 
 
 def test_time_is_rounded_to_5_minutes_and_never_below_5():
@@ -44,8 +45,10 @@ def test_more_content_never_takes_less_time():
     base = Contenido(palabras=1500, ejercicios=2, widgets=1, preguntas=0)
     for mas in (Contenido(1600, 2, 1, 0), Contenido(1500, 3, 1, 0),
                 Contenido(1500, 2, 2, 0), Contenido(1500, 2, 1, 4),
-                Contenido(1500, 2, 1, 0, 3)):
+                Contenido(1500, 2, 1, 0, 3), Contenido(1500, 2, 1, 0, 0, 30),
+                Contenido(1500, 2, 1, 0, 0, 0, 30)):
         assert tl.minutos(mas) >= tl.minutos(base)
+        assert tl.minutos_de_lectura(mas) >= tl.minutos_de_lectura(base)
 
 
 def test_the_pace_is_a_technical_one_slower_than_plain_non_fiction():
@@ -57,54 +60,21 @@ def test_words_count_letters_not_numbers():
     assert tl.contar_palabras("La media es 3, y la σ vale 1,5 (post-LN).") == 8
 
 
-def _doctree_de_ejemplo() -> nodes.document:
-    from docutils.frontend import get_default_settings
-    from docutils.parsers.rst import Parser
-    from docutils.utils import new_document
+def test_a_quiz_cell_counts_its_questions_from_the_bank():
+    from resnorm.quiz import bank
 
-    doc = new_document("<prueba>", get_default_settings(Parser))
-    seccion = nodes.section()
-    seccion += nodes.title(text="Título")
-    seccion += nodes.paragraph(text="Cuatro palabras de prosa.")
-    seccion += nodes.literal_block(text="x = muchas palabras de código que no cuentan")
-    seccion += nodes.math_block(text="y = gamma x")
-    celda = nodes.container(classes=["cell"])
-    celda += nodes.literal_block(text="quiz = Quiz.from_bank('cap1')")
-    celda += nodes.raw(text=f'<script type="{tl.VISTA_WIDGET}">{{}}</script>' * 2,
-                       format="html")
-    celda += nodes.image(uri="figura.png")
-    celda += nodes.raw(text='<img class="curso-figura" src="data:,">', format="html")
-    seccion += celda
-    desplegable = nodes.container(design_component="dropdown")
-    desplegable += nodes.paragraph(text="1. ¿Qué sale de x + 0?")
-    desplegable += nodes.paragraph(text="Sale x.")
-    seccion += desplegable
-    seccion += nodes.container(design_component="dropdown")  # sin título: no pregunta
-    vf = nodes.container(design_component="dropdown")
-    vf += nodes.paragraph(text="8. Verdadero o falso: «x»")
-    seccion += vf
-    pista = nodes.container(design_component="dropdown")
-    pista += nodes.paragraph(text="Pista")
-    seccion += pista
-    doc += seccion
-    return doc
+    fuente = ('Quiz.from_bank("layernorm", "normalizar")\n'
+              'Quiz.from_bank("media", "sigma")')
+    esperado = (len(bank.chapter("layernorm")["normalizar"])
+                + len(bank.chapter("media")["sigma"]))
+    assert tl.preguntas_de_la_celda(fuente) == (2, esperado)
 
 
-def test_count_reads_prose_questions_and_widgets_from_a_doctree():
-    c = tl.contar(_doctree_de_ejemplo())
-    # «Título» + 4 + «Qué sale de x» (4) + «Sale x» (2) + «Verdadero o falso x» (4)
-    # + «Pista»
-    assert c.palabras == 1 + 4 + 4 + 2 + 4 + 1
-    assert c.preguntas == 3  # «¿…?», «8. Verdadero o falso» y el Quiz.from_bank
-    assert c.widgets == 1  # dos vistas, una de ellas es el quiz
-    assert c.ejercicios == 0
-    assert c.figuras == 2  # una imagen y un <img> en HTML
-
-
-def test_detail_names_only_what_there_is():
+def test_detail_names_only_what_there_is_with_digit_groups():
     assert tl.detalle(Contenido(palabras=1, ejercicios=1)) == "1 palabra y 1 ejercicio"
-    assert tl.detalle(Contenido(900, 2, 1, 3, 2)) == (
-        "900 palabras, 2 ejercicios, 1 widget, 3 preguntas y 2 figuras"
+    assert tl.detalle(Contenido(12288, 2, 1, 3, 2, 1, 0)) == (
+        "12\u202f288 palabras, 1 línea de código, 2 figuras, 1 widget, 3 preguntas y "
+        "2 ejercicios"
     )
 
 
@@ -126,42 +96,99 @@ def test_extension_is_registered_in_config():
 # --- Sobre el libro construido -------------------------------------------------------
 
 _CAPITULOS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
-_sin_libro = pytest.mark.skipif(
-    not (BUILD_HTML / "index.html").exists(), reason="sin libro construido (make book)"
+_LINEA = re.compile(
+    r'<p class="tiempo-lectura"><em>Tiempo: leer, unos (\d+) min'
+    r"(?:; con los ejercicios, unos (\d+) min)? \(([^)]*)\)"
 )
+_OCULTAS = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
 
 
 def _texto(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
-@_sin_libro
-@pytest.mark.build
+def _cuenta(detalle: str, nombre: str) -> int:
+    m = re.search(r"(\d[\d\u202f]*) " + nombre, detalle)
+    return int(m.group(1).replace("\u202f", "")) if m else 0
+
+
+def _recuento(nb) -> dict[str, int]:
+    """Lo que tiene un capítulo ejecutado, contado aparte de la extensión: el código
+    que se ve, sus widgets (sin los bloques de preguntas), las preguntas y los
+    ejercicios."""
+    from resnorm.quiz import bank
+
+    cuenta = dict.fromkeys(("codigo", "widgets", "preguntas", "ejercicios"), 0)
+    for celda in nb.cells:
+        fuente = celda.source
+        if celda.cell_type == "markdown":
+            cuenta["ejercicios"] += len(re.findall(r"[`:]{3,}\{exercise(?:-start)?\}",
+                                                   fuente))
+            for titulo in re.findall(r"[`:]{3,}\{dropdown\}\s*([^\n]*)", fuente):
+                if "?" in titulo or re.match(r"\d+\.\s", titulo) or (
+                        titulo.lower().startswith("verdadero o falso")):
+                    cuenta["preguntas"] += 1
+            continue
+        etiquetas = set(celda.metadata.get("tags", []))
+        llamadas = re.findall(r'Quiz\.from_bank\("([\w-]+)", "([\w-]+)"\)', fuente)
+        bloques = len(llamadas)
+        cuenta["preguntas"] += sum(len(bank.chapter(c)[b]) for c, b in llamadas)
+        if not etiquetas & (_OCULTAS | tl.ETIQUETAS_DE_EJERCICIO):
+            cuenta["codigo"] += sum(1 for r in fuente.splitlines() if r.strip())
+        if etiquetas & {"remove-output", "remove-cell"}:
+            continue
+        vistas = sum(tl.VISTA_WIDGET in out.get("data", {})
+                     for out in celda.get("outputs", []))
+        cuenta["widgets"] += vistas - bloques
+    return cuenta
+
+
 @pytest.mark.parametrize("capitulo", _CAPITULOS)
-def test_each_built_chapter_shows_its_time_under_the_title(capitulo):
-    html = (BUILD_HTML / "notebooks" / f"{capitulo}.html").read_text(encoding="utf-8")
-    m = re.search(
-        r'<p class="tiempo-lectura"><em>Tiempo: unos (\d+) min \(([^)]*)\)', html
-    )
-    assert m, f"{capitulo}: falta la línea «Tiempo: unos N min» bajo el título"
-    assert int(m.group(1)) % 5 == 0 and int(m.group(1)) >= 5
+def test_each_built_chapter_counts_what_its_page_holds(capitulo, executed_notebooks,
+                                                       built_site):
+    """La línea bajo el título dice «leer» y «con los ejercicios», y lo que cuenta es
+    lo que tiene el capítulo ejecutado: los bloques de preguntas son preguntas (del
+    banco), no widgets; el código que se ve, líneas de código."""
+    html = (built_site / "notebooks" / f"{capitulo}.html").read_text(encoding="utf-8")
+    m = _LINEA.search(html)
+    assert m, f"{capitulo}: falta la línea «Tiempo: leer, unos N min» bajo el título"
     assert html.index("tiempo-lectura") > html.index("<h1"), "va tras el título"
-    # El número de ejercicios que dice es el de directivas {exercise} del notebook
-    nb = json.loads((ROOT / "notebooks" / f"{capitulo}.ipynb").read_text("utf-8"))
-    fuente = "".join("".join(c["source"]) for c in nb["cells"]
-                     if c["cell_type"] == "markdown")
-    n_ej = len(re.findall(r"[`:]{3,}\{exercise(?:-start)?\}", fuente))
-    if n_ej:
-        assert f"{n_ej} ejercicio" in m.group(2), (capitulo, m.group(2), n_ej)
+    leer, con_ejercicios, detalle = int(m.group(1)), m.group(2), m.group(3)
+    esperado = _recuento(executed_notebooks(ROOT / "notebooks" / f"{capitulo}.ipynb"))
+    assert _cuenta(detalle, "ejercicio") == esperado["ejercicios"], detalle
+    assert _cuenta(detalle, "pregunta") == esperado["preguntas"], detalle
+    assert _cuenta(detalle, "widget") == esperado["widgets"], detalle
+    assert _cuenta(detalle, "línea") == esperado["codigo"], detalle
+    assert leer % 5 == 0 and leer >= 5
+    if esperado["ejercicios"]:
+        assert con_ejercicios and int(con_ejercicios) > leer
+    else:
+        assert con_ejercicios is None
 
 
-@_sin_libro
-@pytest.mark.build
-def test_landing_table_shows_the_same_minutes_as_each_chapter():
-    portada = _texto((BUILD_HTML / "book" / "intro.html").read_text(encoding="utf-8"))
+def test_the_landing_table_shows_the_same_minutes_as_each_chapter(built_site):
+    portada = _texto((built_site / "book" / "intro.html").read_text(encoding="utf-8"))
     assert "{tiempo}" not in portada and "tiempo_pendiente" not in portada
     for capitulo in _CAPITULOS:
-        html = (BUILD_HTML / "notebooks" / f"{capitulo}.html").read_text("utf-8")
-        m = re.search(r"Tiempo: unos (\d+) min", html)
+        html = (built_site / "notebooks" / f"{capitulo}.html").read_text("utf-8")
+        m = _LINEA.search(html)
         assert m, capitulo
-        assert f"{m.group(1)} min" in portada, f"la portada no da {m.group(1)} min"
+        texto = f"{m.group(1)} min" + (f" ({m.group(2)} con ejercicios)"
+                                       if m.group(2) else "")
+        assert texto in portada, f"la portada no da «{texto}» para {capitulo}"
+
+
+def test_the_landing_page_offers_a_short_path_under_45_minutes(built_site):
+    """Para quien tiene prisa: las secciones centrales, con su tiempo contado como el
+    de los capítulos, en 45 minutos o menos, y cada enlace lleva a su sección."""
+    html = (built_site / "book" / "intro.html").read_text(encoding="utf-8")
+    total = re.search(r"En total, unos (\d+) min de lectura", _texto(html))
+    assert total and int(total.group(1)) <= 45, total
+    enlaces = re.findall(r'href="(\.\./notebooks/[\w.]+\.html)#([\w-]+)"[^>]*>'
+                         r"[^<]*</a>[^<]*, (\d+) min", html)
+    assert len(enlaces) >= 4, enlaces
+    for pagina, ancla, _ in enlaces:
+        destino = (built_site / "book" / pagina).resolve().read_text(encoding="utf-8")
+        assert f'id="{ancla}"' in destino, (pagina, ancla)
+    suma = sum(int(m) for _, _, m in enlaces)  # cada sección, redondeada al minuto
+    assert abs(suma - int(total.group(1))) <= 2.5 + 0.5 * len(enlaces), (suma, total)

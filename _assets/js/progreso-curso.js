@@ -3,13 +3,28 @@
 (function () {
   "use strict";
 
+  function isObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  // Lo guardado puede tener otra forma (un array, un texto, un JSON roto): se lee
+  // solo lo que tiene la de siempre (la reparación completa, repairStore, está en
+  // resnorm/quiz/quiz_core.js, que reescribe lo guardado al contestar).
   function read(key) {
     try {
       var text = window.localStorage.getItem(key);
       var data = text ? JSON.parse(text) : {};
-      return data && typeof data === "object" ? data : {};
+      return isObject(data) && isObject(data.chapters) ? data : { chapters: {} };
     } catch (error) {
-      return {};
+      return { chapters: {} };
+    }
+  }
+
+  function raw(key) {
+    try {
+      return window.localStorage.getItem(key);
+    } catch (error) {
+      return null;
     }
   }
 
@@ -29,16 +44,17 @@
     return n === 1 ? "pregunta" : "preguntas";
   }
 
-  function render(box, data) {
-    var saved = (read(data.storage_key).chapters) || {};
+  // «undo»: lo que había antes de borrar, para ofrecer deshacerlo.
+  function render(box, data, undo) {
+    var saved = read(data.storage_key).chapters;
     var done = 0;
     var total = 0;
     var rows = data.chapters.map(function (ch) {
       var ids = Object.keys(ch.questions);
-      var mine = saved[ch.key] || {};
+      var mine = isObject(saved[ch.key]) ? saved[ch.key] : {};
       var ok = ids.filter(function (id) {
         var e = mine[id];
-        return e && e.ok && e.v === ch.questions[id];
+        return isObject(e) && e.ok === true && e.v === ch.questions[id];
       }).length;
       done += ok;
       total += ids.length;
@@ -49,13 +65,30 @@
     });
     var reset = el("button", { type: "button", class: "rn-progreso-reset",
       text: "Empezar de nuevo todo el curso" });
+    // Sin confirmación, pero se puede deshacer (hasta que se recarga la página).
     reset.addEventListener("click", function () {
+      var before = raw(data.storage_key);
       try {
         window.localStorage.removeItem(data.storage_key);
       } catch (error) { /* sin almacenamiento: no hay nada que borrar */ }
-      render(box, data);
-      box.querySelector("button").focus();
+      render(box, data, before);
+      var again = box.querySelector(".rn-progreso-deshacer") || box.querySelector("button");
+      again.focus();
     });
+    var note = [];
+    if (undo) {
+      var undoButton = el("button", { type: "button", class: "rn-progreso-deshacer",
+        text: "Deshacer" });
+      undoButton.addEventListener("click", function () {
+        try {
+          window.localStorage.setItem(data.storage_key, undo);
+        } catch (error) { /* sin almacenamiento: nada que devolver */ }
+        render(box, data);
+        box.querySelector(".rn-progreso-reset").focus();
+      });
+      note.push(el("p", { class: "rn-progreso-borrado", role: "status" },
+        ["Borrado todo tu progreso. ", undoButton]));
+    }
     box.textContent = "";
     box.append(
       el("p", { class: "rn-progreso-total", role: "status", "aria-live": "polite",
@@ -71,6 +104,7 @@
       ]),
       reset
     );
+    note.forEach(function (n) { box.append(n); });
   }
 
   function start() {

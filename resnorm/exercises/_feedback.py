@@ -17,6 +17,14 @@ import numpy as np
 HOW_TO_RUN_URL = "../book/como-usar.html"
 
 NOT_WRITTEN = "Aún no has escrito la función: sustituye el `raise NotImplementedError`."
+#: Lo que dice el comprobador a quien aún no ha escrito nada: la pista llega cuando
+#: hay algo que corregir (la pista general a veces es casi la solución).
+NOT_WRITTEN_NEXT = (
+    "Cuando la escribas, vuelve a ejecutar la celda: te diré qué está bien, qué falla "
+    "y, si hace falta, te daré una pista."
+)
+#: Un resultado con más valores que estos se resume en una línea, no se imprime.
+SHOWN_VALUES = 8
 
 Case = tuple[str, tuple, Any]  # (descripción, argumentos, resultado esperado)
 Mistake = tuple[str, Callable]  # (pista, una función que comete ese error)
@@ -105,9 +113,15 @@ def _inline_html(text: str) -> str:
     )
 
 
-def not_written(title: str, hint: str) -> Feedback:
-    """El ejercicio aún es su esqueleto (``raise NotImplementedError``)."""
-    return Feedback(title, False, [NOT_WRITTEN], hint, pending=True)
+def not_written(title: str, hint: str = "") -> Feedback:
+    """El ejercicio aún es su esqueleto (``raise NotImplementedError``).
+
+    Sin pista: quien no ha escrito nada aún no ha fallado, y la pista general de
+    algunos ejercicios ya es la solución. ``hint`` se acepta y se ignora, para que
+    cada comprobador siga llamándolo igual.
+    """
+    del hint
+    return Feedback(title, False, [NOT_WRITTEN, NOT_WRITTEN_NEXT], "", pending=True)
 
 
 def not_a_function(title: str, fn: Any, hint: str) -> Feedback:
@@ -115,21 +129,60 @@ def not_a_function(title: str, fn: Any, hint: str) -> Feedback:
     return Feedback(title, False, [line], hint)
 
 
+def to_numpy(value: Any) -> np.ndarray:
+    """``value`` como array de float64, también si es un tensor de torch que aún pide
+    gradiente (``nn.LayerNorm`` devuelve uno): una respuesta correcta escrita con
+    torch se acepta igual que una de NumPy."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    elif isinstance(value, (list, tuple)) and any(hasattr(v, "detach") for v in value):
+        value = [to_numpy(v) for v in value]
+    return np.asarray(value, dtype=float)
+
+
 def _describe(value: Any) -> str:
     try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+        arr = to_numpy(value)
+    except (TypeError, ValueError, RuntimeError):
         return repr(value)
     if arr.ndim == 0:
         return f"{float(arr):.6g}"
     return np.array2string(arr, precision=6, separator=", ")
 
 
+def _shape(shape: tuple) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def describe_mismatch(got: Any, expected: Any) -> str:
+    """Qué falla, en una línea si el resultado es grande (un tensor (2, 3, 8) son 48
+    números: imprimirlos no ayuda a nadie)."""
+    try:
+        g, e = to_numpy(got), to_numpy(expected)
+    except (TypeError, ValueError, RuntimeError):
+        return f"obtuve {_describe(got)}, se esperaba {_describe(expected)}"
+    if g.size <= SHOWN_VALUES and e.size <= SHOWN_VALUES:
+        return f"obtuve {_describe(g)}, se esperaba {_describe(e)}"
+    if g.shape != e.shape:
+        return (f"obtuve un resultado de forma {_shape(g.shape)}; se esperaba la "
+                f"forma {_shape(e.shape)}")
+    with np.errstate(all="ignore"):
+        diff = np.abs(g - e)
+    wrong = ~np.isclose(g, e, rtol=1e-6, atol=1e-9)
+    worst = np.unravel_index(int(np.nanargmax(np.where(wrong, diff, -1.0))), g.shape)
+    where = ", ".join(str(int(i)) for i in worst)
+    return (
+        f"la forma {_shape(g.shape)} es la correcta, pero {int(wrong.sum())} de "
+        f"{g.size} valores no coinciden; por ejemplo, en [{where}] obtuve "
+        f"{float(g[worst]):.6g} y se esperaba {float(e[worst]):.6g}"
+    )
+
+
 def _close(got: Any, expected: Any, rtol: float, atol: float) -> bool:
     try:
-        g = np.asarray(got, dtype=float)
-        e = np.asarray(expected, dtype=float)
-    except (TypeError, ValueError):
+        g = to_numpy(got)
+        e = to_numpy(expected)
+    except (TypeError, ValueError, RuntimeError):
         return False
     if g.shape != e.shape:
         return False
@@ -176,8 +229,7 @@ def check_function(
             lines.append(f"✓ {description}")
         else:
             passed = False
-            got, expected = _describe(got), _describe(expected)
-            lines.append(f"✗ {description}: obtuve {got}, se esperaba {expected}")
+            lines.append(f"✗ {description}: {describe_mismatch(got, expected)}")
     return Feedback(title, passed, lines, hint)
 
 
@@ -198,8 +250,8 @@ def fresh_args(args: tuple) -> tuple:
 def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9):
     """¿Coinciden forma y valores (NaN igual a NaN)? Para reconocer un error típico."""
     try:
-        g = np.asarray(got, dtype=float)
-        e = np.asarray(expected, dtype=float)
+        g = to_numpy(got)
+        e = to_numpy(expected)
     except (TypeError, ValueError, RuntimeError):
         return False
     if g.shape != e.shape:

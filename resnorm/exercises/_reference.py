@@ -16,8 +16,11 @@ from resnorm.numerics import EPS
 
 
 def arr(values) -> np.ndarray:
-    """``values`` como array de float64."""
-    return np.array(values, dtype=float)
+    """``values`` como array de float64 (una copia; un tensor de torch, sin su
+    gradiente)."""
+    from resnorm.exercises._feedback import to_numpy
+
+    return np.array(to_numpy(values), dtype=float)
 
 
 def pop_var(x) -> float:

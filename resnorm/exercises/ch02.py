@@ -22,6 +22,7 @@ from resnorm.exercises._feedback import (
     check_with_mistakes,
     not_a_function,
     not_written,
+    to_numpy,
 )
 from resnorm.exercises._reference import arr
 from resnorm.identity import residual_tanh
@@ -299,7 +300,7 @@ def _block_output(weights: Callable) -> Callable:
             raise ValueError(
                 "devuelve dos cosas, W y b: return W, b"
             ) from None
-        W, b = np.asarray(W, dtype=float), np.asarray(b, dtype=float)
+        W, b = to_numpy(W), to_numpy(b)
         if W.shape != (d, d):
             raise ValueError(f"W debe tener forma ({d}, {d}), pero tiene {W.shape}")
         if b.shape != (d,):

@@ -19,6 +19,7 @@ from resnorm.exercises._feedback import (
     as_numpy,
     check_with_mistakes,
     fresh_args,
+    to_numpy,
 )
 from resnorm.exercises._reference import arr, ln
 
@@ -229,7 +230,7 @@ def _token_means_hint(fn: Callable, cases: list[Case]) -> str:
     for _, args, expected in cases:
         try:
             with np.errstate(all="ignore"):
-                out = np.asarray(fn(*fresh_args(args)), dtype=float)
+                out = to_numpy(fn(*fresh_args(args)))
         except Exception:  # el estudiante puede lanzar cualquier cosa
             return ""
         if out.shape != np.shape(expected):
@@ -257,7 +258,7 @@ def _summarize_btc_lines(fb: Feedback, fn: Callable, cases: list[Case]) -> None:
             continue
         try:
             with np.errstate(all="ignore"):
-                out = np.asarray(fn(*fresh_args(args)), dtype=float)
+                out = to_numpy(fn(*fresh_args(args)))
         except Exception:  # el estudiante puede lanzar cualquier cosa
             continue
         if out.shape != np.shape(expected):

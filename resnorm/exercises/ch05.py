@@ -18,6 +18,7 @@ from resnorm.exercises._feedback import (
     check_with_mistakes,
     not_a_function,
     not_written,
+    to_numpy,
 )
 from resnorm.exercises._reference import arr, ln, pop_var
 from resnorm.numerics import layer_norm
@@ -140,4 +141,4 @@ def check_undo_normalization(fn: Callable) -> Feedback:
 
 
 def _near(values, target: float, tol: float = 1e-3) -> bool:
-    return bool(np.all(np.abs(np.asarray(values, dtype=float) - target) <= tol))
+    return bool(np.all(np.abs(to_numpy(values) - target) <= tol))

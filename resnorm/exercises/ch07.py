@@ -67,6 +67,19 @@ def check_post_ln(fn: Callable) -> Feedback:
     )
 
 
+def distinct_layer_norms(block, generator) -> None:
+    """Da a ``ln_1`` y ``ln_2`` γ y β distintos (como tras entrenar): con los dos en
+    γ = 1 y β = 0 serían la misma función, y usar ``ln_1`` en las dos subcapas
+    pasaría por correcto."""
+    import torch
+
+    with torch.no_grad():
+        for ln in (block.ln_1, block.ln_2):
+            shape = ln.weight.shape
+            ln.weight.copy_(1 + 0.5 * torch.randn(shape, generator=generator))
+            ln.bias.copy_(0.5 * torch.randn(shape, generator=generator))
+
+
 def _tiny_blocks(seed: int = 0):
     """Un bloque Pre-LN y un lote pequeños, con semilla fija; no toca el RNG global."""
     import torch
@@ -77,6 +90,7 @@ def _tiny_blocks(seed: int = 0):
         torch.manual_seed(seed)
         block = PreLNBlock(d_model=8, n_heads=2, d_ff=16).double().eval()
         x = torch.randn(2, 3, 8, dtype=torch.float64)
+        distinct_layer_norms(block, torch.Generator().manual_seed(100 + seed))
     return block, x
 
 
@@ -111,6 +125,10 @@ def check_pre_ln_forward(fn: Callable) -> Feedback:
         h = block.ln_2(x)
         return h + block.mlp(h)
 
+    def ln_1_twice(block, x):
+        x = x + block.attn(block.ln_1(x))
+        return x + block.mlp(block.ln_1(x))
+
     mistakes = [
         (
             "Ese es el orden Post-LN: LN(x + F(x)). En Pre-LN la LayerNorm va a la "
@@ -125,6 +143,11 @@ def check_pre_ln_forward(fn: Callable) -> Feedback:
             "Sumas la entrada ya normalizada (ln_1(x) + attn(ln_1(x))). El atajo de "
             "Pre-LN usa x sin normalizar: x + attn(ln_1(x)).",
             as_numpy(normalised_shortcut),
+        ),
+        (
+            "Usas `ln_1` también antes de la FFN. Cada subcapa tiene su propia "
+            "LayerNorm, con sus propios γ y β: la FFN recibe `ln_2(x)`.",
+            as_numpy(ln_1_twice),
         ),
     ]
 

@@ -15,6 +15,11 @@ from resnorm.exercises._feedback import Feedback, check_with_mistakes
 __all__ = ["check_pre_ln_stream_std", "check_residual_stream_std"]
 
 
+def _layers(n: int) -> str:
+    """«1 capa», «3 capas»: el caso, con el número en su plural."""
+    return f"{n} capa" if n == 1 else f"{n} capas"
+
+
 def check_pre_ln_stream_std(fn: Callable) -> Feedback:
     """Comprueba ``fn(n_layers)`` = √(1 + L): la std del flujo residual Pre-LN.
 
@@ -22,7 +27,7 @@ def check_pre_ln_stream_std(fn: Callable) -> Feedback:
     capa suma W·LN(h), de varianza 1 e independiente de h: Var(h_L) = 1 + L.
     """
     cases = [
-        (f"{n} capas", (n,), math.sqrt(1 + n)) for n in (0, 1, 3, 24, 96)
+        (_layers(n), (n,), math.sqrt(1 + n)) for n in (0, 1, 3, 24, 96)
     ]
     mistakes = [
         (
@@ -56,7 +61,7 @@ def check_residual_stream_std(fn: Callable) -> Feedback:
     Capítulo 9: Profundidad: escalas y gradientes. Con Var(W h) = Var(h) y W h
     independiente de h, cada capa duplica la varianza: Var(h_L) = 2^L.
     """
-    cases = [(f"{n} capas", (n,), math.sqrt(2.0) ** n) for n in (0, 1, 4, 10, 96)]
+    cases = [(_layers(n), (n,), math.sqrt(2.0) ** n) for n in (0, 1, 4, 10, 96)]
     mistakes = [
         (
             "Eso es la varianza (2^L). La desviación estándar es su raíz: √2^L.",

@@ -29,6 +29,7 @@ from resnorm.exercises._feedback import (
     check_with_mistakes,
     not_a_function,
 )
+from resnorm.exercises.ch07 import distinct_layer_norms
 
 # train_without_ffn_shortcut no es un comprobador: el capítulo lo importa por su nombre.
 __all__ = [
@@ -116,6 +117,7 @@ def _block_and_inputs():
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(10)
         block = PreLNBlock(d_model=16, n_heads=2, d_ff=32, causal=True).eval()
+        distinct_layer_norms(block, torch.Generator().manual_seed(110))
         # Entradas lejos de media 0 y std 1: así se nota si falta una LayerNorm.
         xs = [3 * torch.randn(2, 5, 16) + 1, torch.randn(1, 7, 16)]
     return block, xs
@@ -162,6 +164,10 @@ def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
         x = b.ln_1(x + b.attn(x))
         return b.ln_2(b.mlp(x))
 
+    def ln_1_twice(b, x):
+        x = x + b.attn(b.ln_1(x))
+        return b.mlp(b.ln_1(x))
+
     mistakes = [
         ("Tu bloque aún tiene los dos atajos: quita el de la FFN.", pre_ln),
         ("Quitaste el atajo de la atención; el ejercicio pide quitar el de la FFN.",
@@ -170,6 +176,8 @@ def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
         ("Quitaste también LN₂: la FFN sigue recibiendo block.ln_2(x).", no_ln),
         ("Ese orden es Post-LN; parte del bloque Pre-LN: la LayerNorm va antes de "
          "cada subcapa.", post_ln),
+        ("La FFN recibe `block.ln_2(x)`, no `block.ln_1(x)`: cada subcapa tiene su "
+         "propia LayerNorm.", ln_1_twice),
     ]
 
     def guarded(b, x):

@@ -22,12 +22,32 @@ from pathlib import Path
 import anywidget
 import traitlets
 
-__all__ = ["Choice", "Mistake", "Numeric", "Option", "Quiz", "STORAGE_KEY"]
+__all__ = ["Choice", "Glue", "Mistake", "Numeric", "Option", "Quiz", "STORAGE_KEY"]
 
 _HERE = Path(__file__).resolve().parent
 
 #: Clave de ``localStorage`` donde el navegador guarda el progreso del curso.
 STORAGE_KEY = "resnorm.quiz.v1"
+
+
+@dataclass(frozen=True)
+class Glue:
+    """Un resultado que pega el notebook del capítulo y en el que se apoya una pregunta.
+
+    ``name`` es el nombre pegado en el capítulo (``show("teo_pre_ln", …)``). Con
+    ``value``, la pregunta usa ese número (su respuesta, un error típico o una cifra de
+    una explicación), calculado con la misma función que el capítulo; ``index`` elige
+    una componente si lo pegado es un vector. ``tests/test_quiz.py`` compara ``value``
+    con lo que pegó el capítulo ejecutado. Sin ``value``, la pregunta lee ese
+    resultado en palabras («se queda en la pérdida de solo frecuencias») y una prueba
+    de ``tests/test_quiz.py`` comprueba esa lectura sobre el capítulo ejecutado.
+    """
+
+    name: str
+    value: float | None = None
+    index: int | None = None
+    #: La clave (en el banco) del capítulo que lo pega, si no es el de la pregunta.
+    chapter: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +66,11 @@ class Numeric:
     ``tol`` es la tolerancia absoluta, que se le dice al estudiante; ``hints`` son
     pistas escalonadas (un empujón, luego otro más cerca, nunca el código);
     ``solution`` es la solución resuelta, que se muestra solo si se pide.
+
+    ``glued`` y ``reads`` dicen de dónde sale la pregunta: los valores que pega el
+    capítulo (``Glue``) y las funciones de ``resnorm`` que muestra (``"resnorm.x.f"``).
+    ``sign_hint`` es lo que se dice si solo falla el signo (si hay una resta que
+    revisar); sin él, se dice solo que el signo no es.
     """
 
     id: str
@@ -56,6 +81,9 @@ class Numeric:
     hints: tuple[str, ...] = ()
     solution: str = ""
     kind: str = "calculo"
+    glued: tuple[Glue, ...] = ()
+    reads: tuple[str, ...] = ()
+    sign_hint: str = ""
 
     def __post_init__(self):
         _check_id(self.id)
@@ -93,12 +121,18 @@ class Option:
 
 @dataclass(frozen=True)
 class Choice:
-    """Pregunta de elección (concepto o predicción): se explica cada opción."""
+    """Pregunta de elección (concepto o predicción): se explica cada opción.
+
+    ``glued`` y ``reads``, como en ``Numeric``: de dónde salen la opción correcta y
+    las cifras de las explicaciones.
+    """
 
     id: str
     prompt: str
     options: tuple[Option, ...]
     kind: str = "concepto"
+    glued: tuple[Glue, ...] = ()
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self):
         _check_id(self.id)
@@ -129,6 +163,8 @@ def question_state(question: Numeric | Choice) -> dict:
     Si la pregunta cambia, cambia su versión y el navegador olvida la respuesta vieja.
     """
     data = asdict(question)
+    # De dónde sale la pregunta importa a las pruebas, no al navegador.
+    del data["glued"], data["reads"]
     data["type"] = "numeric" if isinstance(question, Numeric) else "choice"
     if isinstance(question, Numeric):
         data["tol_text"] = _format_tol(question.tol)

@@ -13,8 +13,18 @@ import math
 
 import numpy as np
 
-from resnorm import examples, layer_norm, mean, rms_norm, std, variance
-from resnorm.quiz import Choice, Mistake, Numeric, Option
+from resnorm import (
+    examples,
+    layer_norm,
+    layer_norm_steps,
+    mean,
+    residual,
+    rms_norm,
+    std,
+    variance,
+)
+from resnorm.book import format_number, format_sci, format_vector
+from resnorm.quiz import Choice, Glue, Mistake, Numeric, Option
 
 # El vector del curso (la suma residual del capítulo 2) y los γ, β del capítulo 5.
 X = examples.VECTOR
@@ -26,6 +36,22 @@ BETA = examples.BETA
 
 def _f(value) -> float:
     return float(np.asarray(value, dtype=float))
+
+
+def _n(value, decimals: int = 2) -> str:
+    """Un número del curso como lo escribe la prosa (signo menos tipográfico)."""
+    return format_number(value, decimals)
+
+
+def _grouped(whole: int) -> str:
+    """Un entero de 5 cifras o más en grupos de tres, como la RAE: «16 777 216»."""
+    text = str(whole)
+    return f"{whole:,}".replace(",", "\u202f") if len(text) > 4 else text
+
+
+def _v(values, decimals: int = 2) -> str:
+    """Un vector del curso como lo escribe la prosa: ``[0.80, 0.95, 0.93, 1.33]``."""
+    return format_vector(values, decimals)
 
 
 # --- Capítulo 1 -------------------------------------------------------------------
@@ -43,6 +69,7 @@ def _ch01():
                 ),
                 answer=shrink,
                 tol=1e-6,
+                glued=(Glue("factor_09_96", shrink),),
                 mistakes=(
                     Mistake(
                         0.9 * 96,
@@ -63,36 +90,10 @@ def _ch01():
                     "Es una potencia: 0.9 elevado al número de capas.",
                 ),
                 solution=(
-                    f"0.9⁹⁶ = exp(96 · ln 0.9) ≈ {shrink:.2e}: la señal casi "
-                    "desaparece."
-                ).replace("e-05", " × 10⁻⁵"),
+                    f"0.9⁹⁶ = exp(96 · ln 0.9) ≈ {format_sci(shrink, 3)}: la señal "
+                    "casi desaparece."
+                ),
                 kind="calculo",
-            ),
-            Choice(
-                id="ch01-factor-11",
-                prompt=(
-                    "Predice: si cada capa multiplica la escala por 1.1, ¿qué pasa "
-                    "tras 96 capas?"
-                ),
-                options=(
-                    Option(
-                        "Crece unas diez mil veces",
-                        True,
-                        f"1.1⁹⁶ ≈ {1.1**96:.0f}: un 10 % por capa, encadenado, "
-                        "explota.",
-                    ),
-                    Option(
-                        "Crece un 10 %",
-                        False,
-                        "Eso sería una sola capa; aquí se encadenan 96.",
-                    ),
-                    Option(
-                        "Crece unas 106 veces (1.1 × 96)",
-                        False,
-                        "El factor se eleva a 96, no se multiplica por 96.",
-                    ),
-                ),
-                kind="prediccion",
             ),
         ],
         "colapso": [
@@ -122,6 +123,44 @@ def _ch01():
                     ),
                 ),
                 kind="concepto",
+                # La capa ortogonal del capítulo: coseno ≈ 0 con la entrada, pero los
+                # ángulos entre entradas se conservan y se deshace sin error.
+                glued=(
+                    Glue("pares_ortogonal"),
+                    Glue("pares_entrada"),
+                    Glue("error_ortogonal"),
+                ),
+                reads=("resnorm.experiments.orthogonal_layer_control",),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
+                id="ch01-factor-11",
+                prompt=(
+                    "Predice: si cada capa multiplica la escala por 1.1, ¿qué pasa "
+                    "tras 96 capas?"
+                ),
+                options=(
+                    Option(
+                        "Crece unas diez mil veces",
+                        True,
+                        f"1.1⁹⁶ ≈ {1.1**96:.0f}: un 10 % por capa, encadenado, "
+                        "explota.",
+                    ),
+                    Option(
+                        "Crece un 10 %",
+                        False,
+                        "Eso sería una sola capa; aquí se encadenan 96.",
+                    ),
+                    Option(
+                        "Crece unas 106 veces (1.1 × 96)",
+                        False,
+                        "El factor se eleva a 96, no se multiplica por 96.",
+                    ),
+                ),
+                kind="prediccion",
+                glued=(Glue("factor_11_96", 1.1**96),),
             ),
         ],
     }
@@ -131,24 +170,27 @@ def _ch01():
 
 
 def _ch02():
-    total = np.add(SUMMAND, BRANCH)
+    total = residual(np.array(SUMMAND), np.array(BRANCH))
     d_layer = 0.1 * (1 - math.tanh(0.5) ** 2)
     return {
         "suma": [
             Numeric(
                 id="ch02-suma-residual",
                 prompt=(
-                    "x = [0.50, 1.15, 0.78, 0.88] y F(x) = [0.30, −0.20, 0.15, 0.45]. "
+                    f"x = {_v(SUMMAND)} y F(x) = {_v(BRANCH)}. "
                     "¿Cuánto vale la segunda componente de x + F(x)?"
                 ),
                 answer=_f(total[1]),
                 tol=5e-3,
+                glued=(Glue("suma_ejemplo", _f(total[1]), index=1),),
+                reads=("resnorm.residual",),
                 mistakes=(
                     Mistake(
                         SUMMAND[1] - BRANCH[1],
                         "restaste F(x)",
-                        "La conexión residual suma: x + F(x). Con F(x) = −0.20 la "
-                        "suma baja el valor, pero sigue siendo una suma.",
+                        f"La conexión residual suma: x + F(x). Con F(x) = "
+                        f"{_n(BRANCH[1])} la suma baja el valor, pero sigue siendo "
+                        "una suma.",
                     ),
                     Mistake(
                         BRANCH[1],
@@ -158,9 +200,10 @@ def _ch02():
                 ),
                 hints=(
                     "La suma residual es componente a componente.",
-                    "Segunda componente: 1.15 más el segundo número de F(x).",
+                    f"Segunda componente: {_n(SUMMAND[1])} más el segundo número "
+                    "de F(x).",
                 ),
-                solution=f"1.15 + (−0.20) = {total[1]:.2f}.",
+                solution=f"{_n(SUMMAND[1])} + ({_n(BRANCH[1])}) = {_n(total[1])}.",
             ),
             Numeric(
                 id="ch02-derivada",
@@ -170,6 +213,10 @@ def _ch02():
                 ),
                 answer=1 + d_layer,
                 tol=5e-4,
+                glued=(
+                    Glue("derivada_residual", 1 + d_layer),
+                    Glue("derivada_capa", d_layer),
+                ),
                 mistakes=(
                     Mistake(
                         d_layer,
@@ -194,6 +241,7 @@ def _ch02():
                 ),
                 answer=2 * 12,
                 tol=0.25,
+                reads=("resnorm.blocks.build_stack",),
                 mistakes=(
                     Mistake(
                         12,
@@ -219,13 +267,16 @@ def _ch03():
     mu = _f(mean(X))
     sigma = _f(std(X))
     dev = (X[3] - mu) ** 2
+    terms = " + ".join(_n(v) for v in X)
     return {
         "media": [
             Numeric(
                 id="ch03-media",
-                prompt="¿Cuál es la media de x = [0.80, 0.95, 0.93, 1.33]?",
+                prompt=f"¿Cuál es la media de x = {_v(X)}?",
                 answer=mu,
                 tol=5e-4,
+                glued=(Glue("media_ejemplo", mu), Glue("suma_ejemplo", sum(X))),
+                reads=("resnorm.mean",),
                 mistakes=(
                     Mistake(
                         sum(X),
@@ -241,17 +292,21 @@ def _ch03():
                     ),
                 ),
                 hints=("Suma las cuatro componentes.", "Divide la suma entre 4."),
-                solution=f"(0.80 + 0.95 + 0.93 + 1.33) / 4 = {sum(X):.2f} / 4 = "
-                f"{mu:.4f}.",
+                solution=f"({terms}) / 4 = {sum(X):.2f} / 4 = {mu:.4f}.",
             ),
             Numeric(
                 id="ch03-desvio",
                 prompt=(
                     f"Con μ = {mu:.4f}, ¿cuánto vale (x₄ − μ)², el desvío al cuadrado "
-                    "de la última componente, x₄ = 1.33?"
+                    f"de la última componente, x₄ = {_n(X[3])}?"
                 ),
                 answer=dev,
                 tol=5e-4,
+                glued=(
+                    Glue("cuadrados", dev, index=3),
+                    Glue("desviaciones", X[3] - mu, index=3),
+                ),
+                reads=("resnorm.layer_norm_steps",),
                 mistakes=(
                     Mistake(
                         X[3] - mu,
@@ -266,21 +321,28 @@ def _ch03():
                     ),
                 ),
                 hints=(
-                    "Primero resta: 1.33 − μ.",
+                    f"Primero resta: {_n(X[3])} − μ.",
                     "Luego multiplica el resultado por sí mismo.",
                 ),
-                solution=f"(1.33 − {mu:.4f})² = {X[3] - mu:.4f}² = {dev:.4f}.",
+                sign_hint="Un cuadrado nunca es negativo.",
+                solution=f"({_n(X[3])} − {mu:.4f})² = {X[3] - mu:.4f}² = {dev:.4f}.",
             ),
         ],
         "sigma": [
             Numeric(
                 id="ch03-sigma",
                 prompt=(
-                    "¿Cuál es la desviación estándar poblacional σ de x = [0.80, 0.95, "
-                    "0.93, 1.33], la que usa LayerNorm?"
+                    "¿Cuál es la desviación estándar poblacional σ de "
+                    f"x = {_v(X)}, la que usa LayerNorm?"
                 ),
                 answer=sigma,
                 tol=5e-4,
+                glued=(
+                    Glue("sigma_ejemplo", sigma),
+                    Glue("sigma_muestral", _f(std(X, correction=1))),
+                    Glue("varianza_ejemplo", _f(variance(X))),
+                ),
+                reads=("resnorm.std",),
                 mistakes=(
                     Mistake(
                         _f(std(X, correction=1)),
@@ -313,6 +375,7 @@ def _ch03():
                 id="ch03-prediccion-desplazar",
                 prompt="Predice: si sumas 10 a cada componente de x, ¿qué pasa con μ "
                 "y con σ?",
+                reads=("resnorm.mean", "resnorm.std"),
                 options=(
                     Option(
                         "μ sube 10 y σ no cambia",
@@ -354,10 +417,18 @@ def _ch04():
                 id="ch04-componente",
                 prompt=(
                     f"Con μ = {mu:.4f} y σ = {sigma:.4f} (ε = 0, como a mano), "
-                    "¿cuánto vale la cuarta componente normalizada x̂₄ de x₄ = 1.33?"
+                    "¿cuánto vale la cuarta componente normalizada x̂₄ de "
+                    f"x₄ = {_n(X[3])}?"
                 ),
                 answer=x_hat,
                 tol=2e-3,
+                glued=(
+                    Glue("normalizado", x_hat, index=3),
+                    Glue("normalizado_4", x_hat, index=3),
+                    Glue("media_ejemplo", mu),
+                    Glue("sigma_ejemplo", sigma),
+                ),
+                reads=("resnorm.layer_norm_steps",),
                 mistakes=(
                     Mistake(
                         (X[3] - mu) / _f(std(X, correction=1)),
@@ -383,7 +454,8 @@ def _ch04():
                     ),
                 ),
                 hints=("Centra: x₄ − μ.", "Divide el resultado entre σ."),
-                solution=f"x̂₄ = (1.33 − {mu:.4f}) / {sigma:.4f} = {x_hat:.3f}.",
+                sign_hint="Revisa quién resta a quién: x₄ − μ.",
+                solution=f"x̂₄ = ({_n(X[3])} − {mu:.4f}) / {sigma:.4f} = {x_hat:.3f}.",
             ),
             Numeric(
                 id="ch04-epsilon",
@@ -393,6 +465,7 @@ def _ch04():
                 ),
                 answer=keras,
                 tol=2e-3,
+                reads=("resnorm.layer_norm",),
                 mistakes=(
                     Mistake(
                         keras_outside,
@@ -410,6 +483,7 @@ def _ch04():
                     "Calcula σ² + ε primero: σ² es σ al cuadrado.",
                     "Saca la raíz de esa suma y divide x₄ − μ entre ella.",
                 ),
+                sign_hint="Revisa quién resta a quién: x₄ − μ.",
                 solution=(
                     f"√(σ² + ε) = √({sigma**2:.6f} + 0.001) = "
                     f"{math.sqrt(sigma**2 + 1e-3):.5f}; x̂₄ = {keras:.3f}."
@@ -419,6 +493,7 @@ def _ch04():
         "eje": [
             Choice(
                 id="ch04-eje",
+                reads=("resnorm.layer_norm",),
                 prompt=(
                     "Un tensor de activaciones tiene forma (B, T, C): lote, posiciones "
                     "y componentes. ¿Sobre qué eje calcula LayerNorm μ y σ?"
@@ -444,10 +519,14 @@ def _ch04():
                     ),
                 ),
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch04-prediccion-escala",
                 prompt="Predice: ¿qué da LayerNorm (sin γ ni β) con [20, 40] si con "
                 "[2, 4] da [−1, 1]?",
+                glued=(Glue("ln_2_4", -1.0, index=0), Glue("ln_20_40", -1.0, index=0)),
                 options=(
                     Option(
                         "Casi [−1, 1] otra vez",
@@ -477,19 +556,31 @@ def _ch04():
 
 
 def _ch05():
-    x_hat = _f(layer_norm(X)[0])
-    y = GAMMA[0] * x_hat + BETA[0]
+    # El cálculo a mano del capítulo: ε = 0, con los γ y β del ejemplo.
+    steps = layer_norm_steps(X, np.array(GAMMA), np.array(BETA), eps=0.0)
+    x_hat = _f(steps.normalized[0])
+    y = _f(steps.output[0])
+    g1, b1 = _n(GAMMA[0], 1), _n(BETA[0], 1)
     blocks = 12
+    # §5.3: γ = σ y β = μ deshacen la normalización de x, no la de otro vector.
+    sigma, mu = _f(steps.std), _f(steps.mean)
+    other = layer_norm(np.array(examples.EVENS), np.full(4, sigma), np.full(4, mu),
+                       eps=0.0)
     return {
         "afin": [
             Numeric(
                 id="ch05-gamma-beta",
                 prompt=(
-                    f"La primera componente normalizada es x̂₁ = {x_hat:.4f}, con "
-                    "γ₁ = 1.2 y β₁ = 0.1. ¿Cuánto vale y₁ = γ₁·x̂₁ + β₁?"
+                    f"La primera componente normalizada es x̂₁ = {_n(x_hat, 4)}, con "
+                    f"γ₁ = {g1} y β₁ = {b1}. ¿Cuánto vale y₁ = γ₁·x̂₁ + β₁?"
                 ),
                 answer=y,
                 tol=2e-3,
+                glued=(
+                    Glue("salida", y, index=0),
+                    Glue("normalizado_4", x_hat, index=0),
+                ),
+                reads=("resnorm.layer_norm_steps",),
                 mistakes=(
                     Mistake(
                         GAMMA[0] * x_hat,
@@ -505,16 +596,19 @@ def _ch05():
                     Mistake(
                         x_hat + BETA[0],
                         "olvidaste γ",
-                        "Falta multiplicar por γ₁ = 1.2.",
+                        f"Falta multiplicar por γ₁ = {g1}.",
                     ),
                 ),
                 hints=("Multiplica x̂₁ por γ₁.", "Suma β₁ al resultado."),
-                solution=f"y₁ = 1.2 × ({x_hat:.4f}) + 0.1 = {y:.3f}.",
+                sign_hint="x̂₁ es negativo (x₁ está por debajo de la media), y "
+                "multiplicar por γ₁ > 0 no le cambia el signo.",
+                solution=f"y₁ = {g1} × ({_n(x_hat, 4)}) + {b1} = {_n(y, 3)}.",
             ),
             Choice(
                 id="ch05-prediccion-gamma-cero",
                 prompt="Predice: con γ = (0, 0, 0, 0), ¿qué sale de γ ⊙ x̂ + β para "
                 "cualquier entrada?",
+                reads=("resnorm.layer_norm",),
                 options=(
                     Option(
                         "β, sea cual sea la entrada",
@@ -545,6 +639,7 @@ def _ch05():
                 ),
                 answer=2 * blocks + 1,
                 tol=0.25,
+                reads=("resnorm.blocks.build_stack",),
                 mistakes=(
                     Mistake(
                         1,
@@ -573,13 +668,21 @@ def _ch05():
                 id="ch05-para-que",
                 prompt="¿Para qué sirven γ y β si LayerNorm ya dejó media 0 y "
                 "desviación 1?",
+                glued=(
+                    Glue("otro_deshecho", _f(other[0]), index=0),
+                    Glue("otro_deshecho", _f(other[3]), index=3),
+                ),
+                reads=("resnorm.layer_norm",),
                 options=(
                     Option(
-                        "Para que el modelo aprenda la escala y el desplazamiento que "
-                        "le convienen",
+                        "Para que el modelo aprenda, dimensión a dimensión, la "
+                        "escala y el desplazamiento que le convienen",
                         True,
-                        "Con γ = σ y β = μ podría incluso deshacer la normalización: "
-                        "normalizar no le quita libertad.",
+                        "Empiezan en γ = 1 y β = 0 (normalizar tal cual) y el "
+                        "entrenamiento los ajusta. No le devuelven toda la libertad: "
+                        "γ = σ y β = μ deshacen la normalización de un vector, pero "
+                        f"con esos mismos γ y β [2, 4, 6, 8] sale {_v(other, 3)}. La "
+                        "media y la escala propias de cada vector se pierden.",
                     ),
                     Option(
                         "Para volver a la media 0 y desviación 1",
@@ -609,12 +712,18 @@ def _ch06():
                 id="ch06-rms",
                 prompt=(
                     "RMSNorm divide cada componente entre √(media de los cuadrados + "
-                    "ε). "
-                    "Con x = [0.80, 0.95, 0.93, 1.33], ¿cuánto vale la primera "
-                    "componente de la salida (γ = 1)?"
+                    f"ε). Con x = {_v(X)}, ¿cuánto vale la primera componente de la "
+                    "salida (γ = 1)?"
                 ),
                 answer=y,
                 tol=2e-3,
+                glued=(
+                    Glue("rms_curso_out", y, index=0),
+                    Glue("rms_curso", rms),
+                    Glue("ln_curso_out", _f(layer_norm(X)[0]), index=0),
+                    Glue("media_curso", _f(mean(X))),
+                ),
+                reads=("resnorm.rms_norm",),
                 mistakes=(
                     Mistake(
                         _f(layer_norm(X)[0]),
@@ -636,16 +745,46 @@ def _ch06():
                 ),
                 hints=(
                     "Eleva al cuadrado las cuatro componentes y promédialas.",
-                    "Saca la raíz (el RMS) y divide 0.80 entre ella.",
+                    f"Saca la raíz (el RMS) y divide {_n(X[0])} entre ella.",
                 ),
-                solution=f"RMS = √(Σxᵢ² / 4) = {rms:.4f}; 0.80 / {rms:.4f} = {y:.3f}.",
+                solution=(
+                    f"RMS = √(Σxᵢ² / 4) = {rms:.4f}; {_n(X[0])} / {rms:.4f} = "
+                    f"{y:.3f}."
+                ),
             ),
         ],
         "invariancia": [
             Choice(
+                id="ch06-que-quita",
+                prompt="¿Qué le quita RMSNorm a LayerNorm?",
+                glued=(Glue("rms_1214_out"), Glue("rms_24_out"), Glue("ln_1214_out"),
+                       Glue("ln_24_out")),
+                reads=("resnorm.rms_norm",),
+                options=(
+                    Option(
+                        "Restar la media (y β)",
+                        True,
+                        "RMSNorm solo reescala: no centra, y por eso tampoco suele "
+                        "llevar β.",
+                    ),
+                    Option(
+                        "Dividir entre una escala",
+                        False,
+                        "Eso lo conserva: divide entre el RMS.",
+                    ),
+                    Option("El parámetro γ", False, "RMSNorm mantiene γ."),
+                ),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
                 id="ch06-signo",
                 prompt="Predice: ¿qué da LayerNorm(−2x), comparado con LayerNorm(x)? "
                 "(γ = 1, β = 0)",
+                glued=(Glue("ln_neg", _f(layer_norm(np.array([-2.0, -4.0]))[0]),
+                            index=0),),
+                reads=("resnorm.layer_norm",),
                 options=(
                     Option(
                         "−LayerNorm(x)",
@@ -667,24 +806,6 @@ def _ch06():
                 ),
                 kind="prediccion",
             ),
-            Choice(
-                id="ch06-que-quita",
-                prompt="¿Qué le quita RMSNorm a LayerNorm?",
-                options=(
-                    Option(
-                        "Restar la media (y β)",
-                        True,
-                        "RMSNorm solo reescala: no centra, y por eso tampoco suele "
-                        "llevar β.",
-                    ),
-                    Option(
-                        "Dividir entre una escala",
-                        False,
-                        "Eso lo conserva: divide entre el RMS.",
-                    ),
-                    Option("El parámetro γ", False, "RMSNorm mantiene γ."),
-                ),
-            ),
         ],
     }
 
@@ -700,6 +821,7 @@ def _ch07():
                 id="ch07-cual-es-pre",
                 prompt="¿Cuál de estas líneas es un bloque Pre-LN (la subcapa de "
                 "atención)?",
+                reads=("resnorm.blocks.PreLNBlock",),
                 options=(
                     Option(
                         "x = x + attn(ln_1(x))",
@@ -727,6 +849,7 @@ def _ch07():
                 ),
                 answer=2 * blocks,
                 tol=0.25,
+                reads=("resnorm.blocks.build_stack",),
                 mistakes=(
                     Mistake(
                         2 * blocks + 1,
@@ -749,35 +872,49 @@ def _ch07():
             ),
             Choice(
                 id="ch07-calentamiento",
-                prompt="¿Qué orden suele necesitar calentamiento (warm-up) de la tasa "
-                "de aprendizaje para entrenar bien?",
+                prompt="Según Xiong et al., ¿qué orden necesita calentamiento "
+                "(warm-up) de la tasa de aprendizaje para entrenar bien?",
+                # La comparación que el capítulo reproduce: con 24 bloques, el
+                # gradiente de la última capa es mayor en Post-LN que en Pre-LN.
+                glued=(Glue("post_last_24"), Glue("pre_last_24")),
+                reads=("resnorm.experiments.transformer_grad_norms",),
                 options=(
                     Option(
                         "Post-LN",
                         True,
-                        "En Post-LN, al inicio, los gradientes de las últimas capas "
-                        "son grandes; empezar con una tasa pequeña lo compensa.",
+                        "En la inicialización, los gradientes de Post-LN cerca de la "
+                        "salida son grandes (en la Figura del capítulo, mayores que "
+                        "en Pre-LN con 24 bloques); con una tasa grande desde el "
+                        "primer paso, el entrenamiento se desestabiliza. El "
+                        "calentamiento empieza con pasos diminutos.",
                     ),
                     Option(
                         "Pre-LN",
                         False,
-                        "Pre-LN tolera tasas más altas sin calentamiento, aunque en "
-                        "la práctica (GPT-3) también se usa.",
+                        "En los experimentos de Xiong et al., Pre-LN entrena sin "
+                        "calentamiento. No es una regla: GPT-3, un modelo Pre-LN, "
+                        "también lo usó.",
                     ),
                     Option(
                         "Ninguno de los dos",
                         False,
-                        "El calentamiento se introdujo justo por Post-LN.",
+                        "Xiong et al. muestran que Post-LN sin calentamiento entrena "
+                        "peor. El calentamiento es más antiguo que ese problema: He "
+                        "et al. ya lo usaron en 2016 para su ResNet de 110 capas.",
                     ),
                 ),
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch07-prediccion-sin-lnf",
                 prompt="Predice: en una pila Pre-LN sin la LayerNorm final, ¿sale el "
                 "vector de cada token del último bloque con media 0 y σ = 1?",
+                reads=("resnorm.blocks.build_stack",),
                 options=(
                     Option(
-                        "No: la corriente residual no pasa por ninguna LayerNorm",
+                        "No: el flujo residual no pasa por ninguna LayerNorm",
                         True,
                         "En Pre-LN cada LayerNorm normaliza solo la copia que entra "
                         "en una subcapa; la suma x + F(LN(x)) sigue sin normalizar. "
@@ -803,12 +940,23 @@ def _ch07():
 
 
 def _ch08():
-    d = 4
+    from resnorm.trace import block_trace, perro_example
+
+    ex = perro_example()
+    d = len(ex.x)
+    post = {step["key"]: step for step in block_trace(ex, order="post")}
+    pre = {step["key"]: step for step in block_trace(ex, order="pre")}
+    pre_in = _f(mean(ex.x))
+    pre_out = _f(pre["sum2"]["stats"]["mean"])
+    post_out = _f(post["ln2"]["stats"]["mean"])
+    ln1 = pre["ln1_affine"]["vector"]
     return {
         "traza": [
             Choice(
                 id="ch08-que-recibe",
                 prompt="En un bloque Pre-LN, ¿qué vector recibe la atención?",
+                glued=(Glue("pre_ln1", _f(ln1[0]), index=0),),
+                reads=("resnorm.trace.block_trace",),
                 options=(
                     Option(
                         "LN₁(x): la entrada normalizada",
@@ -830,6 +978,7 @@ def _ch08():
                 ),
                 answer=2 * d,
                 tol=0.25,
+                reads=("torch.nn.LayerNorm",),
                 mistakes=(
                     Mistake(
                         d,
@@ -845,21 +994,35 @@ def _ch08():
                 hints=("γ tiene una componente por dimensión.", "β también."),
                 solution=f"γ ({d}) + β ({d}) = {2 * d}.",
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch08-post-salida",
                 prompt="Predice: tras un bloque Post-LN con γ = 1 y β = 0, ¿qué media "
                 "tiene el vector de salida?",
+                glued=(
+                    Glue("post_out_mean", post_out),
+                    Glue("pre_mu1", pre_in),
+                    Glue("pre_out_mean", pre_out),
+                ),
+                reads=("resnorm.trace.block_trace",),
                 options=(
                     Option(
                         "0 (salvo redondeo)",
                         True,
-                        "La última operación de Post-LN es una LayerNorm.",
+                        "La última operación de Post-LN es una LayerNorm: con γ = 1 y "
+                        "β = 0 deja media 0. En la traza de «perro», con γ₂ y β₂, "
+                        f"la media sale {_n(post_out, 4)}: cerca de 0, pero no 0, "
+                        "por γ₂ y β₂.",
                     ),
                     Option(
                         "La misma que la entrada",
                         False,
-                        "Eso valdría en Pre-LN, donde la salida es x + …, sin "
-                        "normalizar.",
+                        "Tampoco la conserva Pre-LN, que no normaliza la salida: allí "
+                        "la salida es x + Atención + FFN, y en la traza de «perro» la "
+                        f"media pasa de {_n(pre_in)} a {_n(pre_out)}. En Post-LN la "
+                        "última operación es una LayerNorm.",
                     ),
                     Option("1", False, "Sale desviación 1 (casi), no media 1."),
                 ),
@@ -873,71 +1036,68 @@ def _ch08():
 
 
 def _ch09():
-    blocks = 16
-    grown = math.sqrt(1 + blocks)
+    layers = 96  # la pila de la Figura «La escala de las activaciones en 96 capas»
+    grown = math.sqrt(1 + layers)
+    exploded = math.sqrt(2) ** layers
+    scaled = (1 + 1 / layers) ** (layers / 2)
     return {
         "profundidad": [
             Numeric(
                 id="ch09-raiz-L",
                 prompt=(
-                    "En una pila residual sin LayerNorm, cada rama suma una señal "
-                    "independiente de varianza 1 a una entrada de varianza 1. ¿Qué "
-                    f"desviación estándar tiene el flujo residual tras {blocks} "
-                    f"bloques?"
+                    "En la pila Pre-LN del capítulo, h ← h + W·LN(h): cada capa suma "
+                    "a h un término de varianza 1, independiente de h, y la entrada "
+                    "tiene varianza 1. ¿Qué desviación estándar tiene h tras "
+                    f"{layers} capas?"
                 ),
                 answer=grown,
                 tol=0.01,
+                glued=(
+                    Glue("teo_pre_ln", grown),
+                    Glue("teo_residual", exploded),
+                    Glue("std_pre_ln"),
+                ),
+                reads=("resnorm.experiments.activation_std_per_layer",),
                 mistakes=(
                     Mistake(
-                        1 + blocks,
+                        1 + layers,
                         "sumaste desviaciones en vez de varianzas",
-                        "Las varianzas de señales independientes se suman; la "
+                        "Las varianzas de términos independientes se suman; la "
                         "desviación es la raíz de esa suma.",
                     ),
                     Mistake(
-                        math.sqrt(blocks),
+                        math.sqrt(layers),
                         "olvidaste la entrada",
-                        "La entrada también aporta su varianza 1: son 1 + 16.",
+                        f"La entrada también aporta su varianza 1: son 1 + {layers}.",
+                    ),
+                    Mistake(
+                        exploded,
+                        "calculaste la residual sin LayerNorm",
+                        "√2 elevado a las capas es la pila h ← h + W·h, cuya rama es "
+                        "tan grande como h y duplica la varianza. En Pre-LN la rama "
+                        "recibe LN(h) y suma siempre varianza 1.",
                     ),
                 ),
                 hints=(
-                    "Suma las varianzas: la de la entrada y la de cada rama.",
+                    "Suma las varianzas: la de la entrada y la de cada capa.",
                     "La desviación es la raíz de la varianza total.",
                 ),
-                solution=f"Var = 1 + {blocks} = {1 + blocks}; σ = √{1 + blocks} = "
-                f"{grown:.3f}.",
-            ),
-            Choice(
-                id="ch09-plana-ganancia",
-                prompt="Predice: ¿qué necesita una pila plana de 50 capas tanh para no "
-                "apagar ni disparar su señal?",
-                options=(
-                    Option(
-                        "Una ganancia de inicialización justa",
-                        True,
-                        "Sin atajo, cualquier factor por capa distinto de 1 se "
-                        "eleva a 50; la residual no depende tanto de ese ajuste.",
-                    ),
-                    Option(
-                        "Nada: 50 capas son pocas", False, "0.9⁵⁰ ya es menos de 0.01."
-                    ),
-                    Option(
-                        "Más datos de entrenamiento",
-                        False,
-                        "El problema aparece antes de entrenar: en la inicialización.",
-                    ),
-                ),
-                kind="prediccion",
+                solution=f"Var = 1 + {layers} = {1 + layers}; σ = √{1 + layers} ≈ "
+                f"{grown:.2f}.",
             ),
             Choice(
                 id="ch09-sin-ln",
                 prompt="¿Puede entrenarse una red residual profunda sin normalización?",
+                glued=(Glue("teo_rama_escalada", scaled), Glue("std_rama_escalada")),
+                reads=("resnorm.experiments.scaled_residual_std",),
                 options=(
                     Option(
                         "Sí, si cada rama empieza pequeña",
                         True,
                         "Inicializaciones como la 1/√N de GPT-2, Fixup, SkipInit o "
-                        "ReZero escalan las ramas y lo consiguen.",
+                        "ReZero escalan las ramas y lo consiguen. En el capítulo, "
+                        f"con la rama escalada por 1/√{layers}, la escala tras "
+                        f"{layers} capas queda cerca de {scaled:.2f}, no de 10¹⁴.",
                     ),
                     Option(
                         "No, nunca",
@@ -953,6 +1113,37 @@ def _ch09():
                 ),
             ),
         ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
+                id="ch09-plana-ganancia",
+                prompt="Predice: ¿qué necesita una pila plana de 96 capas, sin atajo "
+                "ni LayerNorm, para no apagar ni disparar su señal?",
+                glued=(Glue("std_g09"), Glue("std_g10"), Glue("std_g11")),
+                reads=("resnorm.experiments.activation_std_per_layer",),
+                options=(
+                    Option(
+                        "Una ganancia de inicialización justa",
+                        True,
+                        "Sin atajo, cualquier factor por capa distinto de 1 se "
+                        "eleva a 96: en el capítulo, con g = 0.9 se apaga y con "
+                        "g = 1.1 se dispara; solo g = 1 la deja cerca de 1.",
+                    ),
+                    Option(
+                        "Nada: 96 capas son pocas",
+                        False,
+                        f"0.9⁹⁶ ≈ {format_sci(0.9**96)}: basta un 10 % menos por "
+                        "capa para apagarla.",
+                    ),
+                    Option(
+                        "Más datos de entrenamiento",
+                        False,
+                        "El problema aparece antes de entrenar: en la inicialización.",
+                    ),
+                ),
+                kind="prediccion",
+            ),
+        ],
     }
 
 
@@ -963,6 +1154,7 @@ def _ch11_resumen():
             Choice(
                 id="resumen-residual",
                 prompt="¿Qué problema resuelve sobre todo la conexión residual?",
+                reads=("resnorm.residual",),
                 options=(
                     Option(
                         "Da al gradiente y a la señal un camino directo entre capas",
@@ -984,11 +1176,14 @@ def _ch11_resumen():
             Choice(
                 id="resumen-layernorm",
                 prompt="¿Y LayerNorm?",
+                reads=("resnorm.layer_norm",),
                 options=(
                     Option(
                         "Da a cada vector una escala estable y predecible",
                         True,
-                        "Cada token sale con media 0 y desviación 1 antes de γ y β.",
+                        "Cada token sale con media 0 y desviación casi 1 antes de γ "
+                        "y β, llegue con la escala que llegue (salvo si es casi "
+                        "constante: ahí manda ε).",
                     ),
                     Option(
                         "Hace que los tokens no se mezclen",
@@ -1006,32 +1201,46 @@ def _ch11_resumen():
             ),
             Choice(
                 id="resumen-orden",
-                prompt="¿Qué orden usan GPT-2, GPT-3 y la mayoría de modelos grandes "
-                "actuales?",
+                prompt="¿Qué orden usan GPT-2 y GPT-3?",
+                # La traza del capítulo: el flujo residual Pre-LN crece bloque a
+                # bloque y solo la LayerNorm final lo recalibra (norma √d = 2).
+                glued=(Glue("norma_entrada"), Glue("norma_12"), Glue("norma_lnf")),
+                reads=("resnorm.blocks.build_stack",),
                 options=(
                     Option(
                         "Pre-LN, con una LayerNorm final",
                         True,
                         "Normalizan la entrada de cada subcapa y dejan el flujo "
-                        "residual sin normalizar hasta ln_f.",
+                        "residual sin normalizar hasta ln_f. GPT-3 declara la "
+                        "arquitectura de GPT-2. No es el único orden en uso: LLaMA "
+                        "normaliza igual, pero con RMSNorm en vez de LayerNorm.",
                     ),
                     Option(
                         "Post-LN, como el Transformer original",
                         False,
-                        "Ese es el orden de 2017; los modelos grandes pasaron "
-                        "a Pre-LN.",
+                        "Ese es el orden de 2017; GPT-2 pasó la normalización a la "
+                        "entrada de cada subcapa y añadió una al final.",
                     ),
                     Option(
                         "Ninguna normalización",
                         False,
-                        "Todos los citados en el curso normalizan.",
+                        "Los dos normalizan: una LayerNorm antes de cada subcapa y "
+                        "otra al final de la pila.",
                     ),
                 ),
             ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
             Choice(
                 id="ch11-prediccion-rms-escala",
                 prompt="Predice: ¿qué da RMSNorm (sin γ) con [20, 40], si con [2, 4] "
                 f"da [{rms_small[0]:.2f}, {rms_small[1]:.2f}]?",
+                glued=(
+                    Glue("rms_24_out", rms_small[0], index=0, chapter="variantes"),
+                    Glue("rms_2040_out", rms_small[0], index=0, chapter="variantes"),
+                ),
+                reads=("resnorm.rms_norm",),
                 options=(
                     Option(
                         f"Lo mismo, [{rms_small[0]:.2f}, {rms_small[1]:.2f}]",
@@ -1059,8 +1268,13 @@ def _ch11_resumen():
 
 
 def _ch12_coste():
+    from resnorm.cost import FUSED, count_sweeps, naive_layer_norm
+
     rows, cols = 4096, 1024
     mib = rows * cols * 4 / 2**20
+    sample = np.random.default_rng(0).standard_normal((8, 1024), dtype=np.float32)
+    naive = count_sweeps(naive_layer_norm, sample)
+    fused = FUSED
     return {
         "coste": [
             Numeric(
@@ -1068,6 +1282,7 @@ def _ch12_coste():
                 prompt=f"¿Cuántos MiB ocupa un tensor float32 de {rows} × {cols}?",
                 answer=mib,
                 tol=0.05,
+                glued=(Glue("mib_x", mib),),
                 mistakes=(
                     Mistake(
                         rows * cols / 2**20,
@@ -1085,33 +1300,54 @@ def _ch12_coste():
                     "Multiplica por 4 bytes y divide entre 2²⁰.",
                 ),
                 solution=(
-                    f"{rows} × {cols} × 4 B = {rows * cols * 4} B = {mib:.0f} MiB."
+                    f"{rows} × {cols} × 4 B = {_grouped(rows * cols * 4)} B = "
+                    f"{mib:.0f} MiB."
                 ),
             ),
             Numeric(
                 id="coste-pasadas",
                 prompt=(
-                    "Una LayerNorm fusionada ideal lee la entrada una vez y escribe la "
-                    "salida una vez. ¿Cuántas pasadas completas por memoria son?"
+                    "Una LayerNorm fusionada recorre la memoria una sola vez: lee la "
+                    "entrada x y escribe la salida y. ¿Cuál es su tráfico, en arrays "
+                    "completos leídos más escritos?"
                 ),
-                answer=2,
+                answer=fused["arrays"],
                 tol=0.25,
+                glued=(
+                    Glue("trafico_torch_ln", fused["arrays"]),
+                    Glue("trafico_copia", fused["arrays"]),
+                    Glue("pasadas_torch_ln", fused["sweeps"]),
+                    Glue("trafico_ln_ingenua", naive["arrays"]),
+                ),
+                reads=("resnorm.cost.count_torch_sweeps",),
                 mistakes=(
                     Mistake(
-                        1,
-                        "contaste solo la lectura",
-                        "La salida también hay que escribirla.",
+                        fused["sweeps"],
+                        "contaste pasadas, no arrays",
+                        "Es una sola pasada, pero en ella lee x y escribe y: dos "
+                        "arrays de tráfico, como una copia.",
+                    ),
+                    Mistake(
+                        naive["arrays"],
+                        "contaste la receta ingenua",
+                        "Ese es el tráfico de la LayerNorm escrita con una operación "
+                        "de NumPy por paso; la fusionada hace todo en un recorrido.",
                     ),
                 ),
                 hints=(
-                    "Cuenta lecturas y escrituras.",
-                    "Una lectura más una escritura.",
+                    "El tráfico cuenta arrays leídos más arrays escritos.",
+                    "Una lectura de x más una escritura de y.",
                 ),
-                solution="1 lectura + 1 escritura = 2 pasadas.",
+                solution=(
+                    f"1 lectura + 1 escritura = {fused['arrays']} arrays de tráfico, "
+                    f"en {fused['sweeps']} pasada: lo mismo que una copia."
+                ),
             ),
             Choice(
                 id="coste-rms",
                 prompt="¿Por qué RMSNorm puede ser algo más barata que LayerNorm?",
+                glued=(Glue("trafico_rms_ingenua"), Glue("trafico_ln_ingenua")),
+                reads=("resnorm.cost.naive_rms_norm",),
                 options=(
                     Option(
                         "Porque no calcula ni resta la media",
@@ -1130,6 +1366,7 @@ def _ch12_coste():
                 id="ch12-prediccion-media-precision",
                 prompt="Predice: si el tensor pasa de float32 a float16, ¿cuántos "
                 "bytes lee y escribe una LayerNorm que recorre x una vez y escribe y?",
+                reads=("resnorm.cost.minimum_bytes",),
                 options=(
                     Option(
                         "La mitad",
@@ -1157,7 +1394,10 @@ def _ch12_coste():
 
 
 def _gpt():
-    vocab = 80
+    from resnorm.data import load_corpus
+
+    # El vocabulario del capítulo: los caracteres distintos del corpus.
+    vocab = len(set(load_corpus()))
     return {
         "perdida": [
             Numeric(
@@ -1169,6 +1409,7 @@ def _gpt():
                 ),
                 answer=math.log(vocab),
                 tol=0.01,
+                glued=(Glue("perdida_azar", math.log(vocab)), Glue("vocab", vocab)),
                 mistakes=(
                     Mistake(
                         math.log2(vocab),
@@ -1178,42 +1419,20 @@ def _gpt():
                     Mistake(
                         1 / vocab,
                         "diste la probabilidad, no la pérdida",
-                        "La pérdida es −ln p, con p = 1/80.",
+                        f"La pérdida es −ln p, con p = 1/{vocab}.",
                     ),
                 ),
                 hints=(
-                    "Cada carácter tiene probabilidad 1/80.",
-                    "La pérdida es −ln(1/80) = ln 80.",
+                    f"Cada carácter tiene probabilidad 1/{vocab}.",
+                    f"La pérdida es −ln(1/{vocab}) = ln {vocab}.",
                 ),
                 solution=f"−ln(1/{vocab}) = ln {vocab} = {math.log(vocab):.3f}.",
             ),
             Choice(
-                id="gpt-unigrama",
-                prompt="Predice: si un modelo profundo sin atajos no consigue "
-                "entrenar, ¿hasta dónde baja su pérdida?",
-                options=(
-                    Option(
-                        "Hasta cerca de la del unigrama",
-                        True,
-                        "Lo más fácil de aprender es la frecuencia de cada carácter; "
-                        "usar el contexto exige que la señal cruce todas las capas.",
-                    ),
-                    Option(
-                        "Hasta 0",
-                        False,
-                        "Ni siquiera un buen modelo llega a 0 en texto real.",
-                    ),
-                    Option(
-                        "No baja nada",
-                        False,
-                        "Aprender las frecuencias ya baja la pérdida desde ln V.",
-                    ),
-                ),
-                kind="prediccion",
-            ),
-            Choice(
                 id="gpt-que-prueba",
                 prompt="¿Qué NO puede probar un entrenamiento pequeño en CPU?",
+                glued=(Glue("val_plain"), Glue("val_pre_ln"), Glue("perdida_frec")),
+                reads=("resnorm.gpt.gpt_comparison",),
                 options=(
                     Option(
                         "Cómo se comportan los modelos a la escala de GPT-3",
@@ -1232,6 +1451,37 @@ def _gpt():
                         "También se ve.",
                     ),
                 ),
+            ),
+        ],
+        # La predicción, antes de que la página muestre la respuesta.
+        "prediccion": [
+            Choice(
+                id="gpt-unigrama",
+                prompt="Predice: si un modelo profundo sin atajos no consigue "
+                "entrenar, ¿hasta dónde baja su pérdida?",
+                glued=(Glue("perdida_frec"), Glue("val_plain"), Glue("val_ln_only")),
+                reads=("resnorm.gpt.unigram_loss",),
+                options=(
+                    Option(
+                        "Hasta cerca de la pérdida de solo frecuencias",
+                        True,
+                        "Lo más fácil de aprender es la frecuencia de cada carácter, "
+                        "sin mirar el contexto; usarlo exige que la señal cruce todas "
+                        "las capas. Las dos versiones sin atajo del capítulo se "
+                        "quedan ahí.",
+                    ),
+                    Option(
+                        "Hasta 0",
+                        False,
+                        "Ni siquiera un buen modelo llega a 0 en texto real.",
+                    ),
+                    Option(
+                        "No baja nada",
+                        False,
+                        "Aprender las frecuencias ya baja la pérdida desde ln V.",
+                    ),
+                ),
+                kind="prediccion",
             ),
         ],
     }

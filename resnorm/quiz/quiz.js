@@ -1,7 +1,10 @@
 // Preguntas del curso en la página: se contestan, se diagnostican y el progreso se
 // guarda en este navegador (localStorage). Sin núcleo y sin red.
 import { h, uid } from "../widgets/dom.js";
-import { chapterProgress, checkNumeric, parseAnswer, progressText } from "./quiz_core.js";
+import {
+  chapterProgress, checkNumeric, decimalsText, mergeEntry, parseAnswer, progressText,
+  repairStore,
+} from "./quiz_core.js";
 
 const KINDS = {
   calculo: "Cálculo a mano",
@@ -13,13 +16,20 @@ const memoryStore = {};
 
 // localStorage puede no existir (navegación privada, archivo local): entonces el
 // progreso vive solo mientras la página está abierta, y se dice.
+// Lo guardado siempre sale reparado (repairStore): un valor con otra forma (un array,
+// un texto, un JSON roto) no rompe cada «Comprobar» ni se traga las respuestas nuevas.
 function readStore(key) {
+  let text = null;
   try {
-    const text = window.localStorage.getItem(key);
-    const data = text ? JSON.parse(text) : {};
-    return data && typeof data === "object" ? data : {};
+    text = window.localStorage.getItem(key);
   } catch (error) {
-    return memoryStore[key] || {};
+    return repairStore(memoryStore[key]);
+  }
+  if (!text) return repairStore(memoryStore[key]);
+  try {
+    return repairStore(JSON.parse(text));
+  } catch (error) {
+    return repairStore(null);
   }
 }
 
@@ -42,16 +52,27 @@ function saveAnswer(key, chapter, question, entry) {
   const data = readStore(key);
   data.chapters = data.chapters || {};
   const saved = data.chapters[chapter] || {};
-  saved[question.id] = Object.assign({ v: question.version }, entry);
+  saved[question.id] = mergeEntry(saved[question.id],
+    Object.assign({ v: question.version }, entry));
   data.chapters[chapter] = saved;
   const stored = writeStore(key, data);
   window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter } }));
   return stored;
 }
 
+// Borrar el capítulo devuelve lo que había, para poder deshacerlo.
 function resetChapter(key, chapter) {
   const data = readStore(key);
-  if (data.chapters) delete data.chapters[chapter];
+  const before = data.chapters[chapter];
+  delete data.chapters[chapter];
+  writeStore(key, data);
+  window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter, reset: true } }));
+  return before;
+}
+
+function restoreChapter(key, chapter, saved) {
+  const data = readStore(key);
+  data.chapters[chapter] = saved;
   writeStore(key, data);
   window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter, reset: true } }));
 }
@@ -103,7 +124,7 @@ function numericQuestion(question, ctx) {
       say(feedback, parsed.message, "info");
       return;
     }
-    const result = checkNumeric(question, parsed.value);
+    const result = checkNumeric(question, parsed.value, parsed.decimals);
     if (result.status === "correct") {
       say(feedback, "¡Bien! Es correcto.", "ok");
       ctx.save(question, { ok: true, a: input.value.trim() });
@@ -112,11 +133,17 @@ function numericQuestion(question, ctx) {
       return;
     }
     ctx.save(question, { ok: false, a: input.value.trim() });
+    if (result.status === "rounded") {
+      const shown = result.decimals === 0 ? "sin decimales" : `a ${decimalsText(result.decimals)}`;
+      say(feedback, `Vas bien: es la respuesta redondeada ${shown}. Se acepta un error `
+        + `de ±${question.tol_text}: escríbela con ${decimalsText(result.needed)}.`, "mistake");
+      return;
+    }
     if (result.status === "mistake") {
       say(feedback, `Casi: ${result.mistake.name}. ${result.mistake.explanation}`, "mistake");
     } else if (result.status === "sign") {
-      say(feedback, "El valor absoluto es correcto, pero el signo no: revisa quién resta a quién.",
-        "mistake");
+      say(feedback, `El valor absoluto es correcto, pero el signo no.${
+        question.sign_hint ? ` ${question.sign_hint}` : ""}`, "mistake");
     } else {
       say(feedback, "Todavía no. Pide una pista y vuelve a intentarlo.", "wrong");
     }
@@ -252,11 +279,33 @@ function render({ model, el }) {
       if (entry && entry.v === question.version) view.restore(entry);
     }
   }
+  // Borrar no pide confirmación: se puede deshacer mientras no se conteste otra cosa.
+  const undoNote = h("p", { class: "rn-quiz-note", role: "status", hidden: true });
+  let undone = null;
+  const undo = h("button", { type: "button", class: "rn-quiz-secondary",
+    onclick: () => {
+      if (undone) restoreChapter(key, chapter, undone);
+      undone = null;
+      undoNote.hidden = true;
+      reset.focus();
+    } }, "Deshacer");
   const reset = h("button", { type: "button", class: "rn-quiz-secondary",
-    onclick: () => { resetChapter(key, chapter); } }, "Empezar de nuevo este capítulo");
+    onclick: () => {
+      const before = resetChapter(key, chapter);
+      if (!before || !Object.keys(before).length) return;
+      undone = before;
+      undoNote.textContent = "";
+      undoNote.append("Borradas tus respuestas de este capítulo. ", undo);
+      undoNote.hidden = false;
+      undo.focus();
+    } }, "Empezar de nuevo este capítulo");
   const onChange = (event) => {
     if (!event.detail || event.detail.chapter !== chapter) return;
     if (event.detail.reset) restoreAll();
+    else if (undone) {  // otra respuesta: ya no se deshace el borrado
+      undone = null;
+      undoNote.hidden = true;
+    }
     refresh();
   };
   window.addEventListener(CHANGE_EVENT, onChange);
@@ -264,6 +313,7 @@ function render({ model, el }) {
     h("p", { class: "rn-title", text: "Práctica" }),
     ...list,
     h("div", { class: "rn-quiz-footer" }, [progress, reset]),
+    undoNote,
     storageNote,
   ]));
   restoreAll();

@@ -3,6 +3,8 @@
 // Probado con Node en tests/test_quiz.py.
 
 const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+// Espacios dentro de un número solo como separador de miles: 1 000, 12 288,5.
+const GROUPED_RE = /^[+-]?\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:[.,]\d+)?$/;
 
 /** Lee una respuesta numérica tal como la escribe una persona (coma o punto). */
 export function parseAnswer(text) {
@@ -11,10 +13,25 @@ export function parseAnswer(text) {
   if (s === "") {
     return { ok: false, message: "Escribe tu respuesta antes de comprobarla." };
   }
-  s = s
-    .replace(/[\u2212\u2013\u2012]/g, "-")
-    .replace(/[\s\u00a0\u2009\u202f]+/g, "")
-    .replace(/^\+/, "");
+  s = s.replace(/[\u2212\u2013\u2012]/g, "-");
+  if (/[\r\n]/.test(s)) {
+    return {
+      ok: false,
+      message:
+        "Escribe un solo número, en una línea: lo que pegaste tiene varias " +
+        `(«${shortText(raw.trim().replace(/\s*[\r\n]+\s*/g, " ↵ "))}»).`,
+    };
+  }
+  const spaced = s.replace(/\s*([/])\s*/g, "$1").replace(/^([+-])\s+/, "$1");
+  if (/\d[\s\u00a0\u2009\u202f]+[\d.,]/.test(spaced) && !GROUPED_RE.test(spaced)) {
+    return {
+      ok: false,
+      message:
+        `«${shortText(raw.trim())}» parecen varios números: escribe uno solo. Si es ` +
+        "un número grande, agrupa las cifras de tres en tres (12 288) o júntalas.",
+    };
+  }
+  s = spaced.replace(/[\s\u00a0\u2009\u202f]+/g, "").replace(/^\+/, "");
   const fraction = s.split("/");
   if (fraction.length === 2) {
     const top = parseAnswer(fraction[0]);
@@ -37,11 +54,20 @@ export function parseAnswer(text) {
   }
   s = s.replace(",", ".");
   if (!NUMBER_RE.test(s)) return notANumber(raw);
-  return finite(Number(s));
+  const result = finite(Number(s));
+  // Cuántos decimales escribió (sin exponente): para reconocer un redondeo.
+  const plain = /^[+-]?(\d*)\.?(\d*)$/.exec(s);
+  if (result.ok && plain) result.decimals = plain[2].length;
+  return result;
+}
+
+function shortText(text) {
+  const t = String(text);
+  return t.length > 24 ? `${t.slice(0, 23)}…` : t;
 }
 
 function notANumber(raw) {
-  const shown = String(raw).trim().slice(0, 20);
+  const shown = shortText(String(raw).trim());
   return {
     ok: false,
     message: `No entiendo «${shown}» como número. Escribe, por ejemplo, 0,25 o 0.25.`,
@@ -60,12 +86,20 @@ function finite(value) {
 }
 
 /**
- * Compara una respuesta con la pregunta: «correct», «mistake» (con el error típico
- * que coincide), «sign» (sobra o falta un signo menos) o «wrong».
+ * Compara una respuesta con la pregunta: «correct», «rounded» (es la respuesta, pero
+ * redondeada a menos decimales de los que pide la tolerancia), «mistake» (con el
+ * error típico que coincide), «sign» (sobra o falta un signo menos) o «wrong».
+ * ``decimals`` es cuántos decimales escribió la persona (``parseAnswer``).
  */
-export function checkNumeric(question, value) {
+export function checkNumeric(question, value, decimals) {
   const tol = question.tol;
   if (Math.abs(value - question.answer) <= tol) return { status: "correct" };
+  if (Number.isInteger(decimals)) {
+    const half = 0.5 * 10 ** -decimals;
+    if (half > tol && Math.abs(value - question.answer) <= half * (1 + 1e-9)) {
+      return { status: "rounded", decimals, needed: decimalsFor(tol) };
+    }
+  }
   for (const mistake of question.mistakes || []) {
     if (Math.abs(value - mistake.value) <= tol) return { status: "mistake", mistake };
   }
@@ -73,6 +107,54 @@ export function checkNumeric(question, value) {
     return { status: "sign" };
   }
   return { status: "wrong" };
+}
+
+/** Los decimales que hacen falta para caer dentro de ±tol al redondear. */
+export function decimalsFor(tol) {
+  let d = 0;
+  while (0.5 * 10 ** -d > tol && d < 12) d += 1;
+  return d;
+}
+
+/** «2 decimales», «1 decimal», «ningún decimal». */
+export function decimalsText(n) {
+  if (n === 0) return "ningún decimal";
+  return n === 1 ? "1 decimal" : `${n} decimales`;
+}
+
+function isPlainObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Lo guardado en este navegador, reparado: cualquier cosa que no tenga la forma
+ * {chapters: {capítulo: {id: {v, ok, a}}}} (un array, un texto, un JSON roto que
+ * otra versión dejó) se descarta pieza a pieza, sin perder lo que sí la tiene.
+ */
+export function repairStore(data) {
+  const out = { chapters: {} };
+  if (!isPlainObject(data) || !isPlainObject(data.chapters)) return out;
+  for (const [chapter, saved] of Object.entries(data.chapters)) {
+    if (!isPlainObject(saved)) continue;
+    const clean = {};
+    for (const [id, entry] of Object.entries(saved)) {
+      if (!isPlainObject(entry) || typeof entry.v !== "string") continue;
+      clean[id] = { v: entry.v, ok: entry.ok === true };
+      if (typeof entry.a === "string" || typeof entry.a === "number") clean[id].a = entry.a;
+    }
+    out.chapters[chapter] = clean;
+  }
+  return out;
+}
+
+/**
+ * La entrada que se guarda tras un intento: el progreso nunca retrocede. Si la
+ * pregunta (en esta versión) ya estaba bien contestada, un intento fallido después
+ * no le quita el acierto: se queda la respuesta buena.
+ */
+export function mergeEntry(previous, entry) {
+  if (previous && previous.ok && previous.v === entry.v && !entry.ok) return previous;
+  return entry;
 }
 
 /** Cuántas preguntas del capítulo están bien contestadas en la versión actual. */
