@@ -1,15 +1,23 @@
-"""Utilidades para los capítulos: pegar números en la prosa y mostrar figuras con alt.
+"""Utilidades para los capítulos: pegar números y figuras (con su alt) en la prosa.
 
-Cada número que la prosa cita se calcula en el notebook y se «pega» (myst-nb ``glue``)
-con estas funciones; ``tests/test_numbers.py`` compara cada valor pegado con
-``tests/expected_values.toml``.
+Cada número que la prosa cita lo calcula e imprime una celda visible, como lo escribiría
+cualquiera (``sigma = x.std()`` y ``print(f"σ = {sigma:.4f}")``). Justo después, una
+celda oculta (etiqueta ``remove-cell``) lo «pega» (myst-nb ``glue``) con estas
+funciones, desde esa misma variable y sin volver a calcularlo;
+``tests/test_numbers.py`` compara cada valor pegado con ``tests/expected_values.toml``.
 
-- ``glue_number("media", 1.0025)`` → en la prosa: ``{glue:text}`media:.4f```.
+- ``glue_number("media", mu)`` → en la prosa: ``{glue:text}`media:.4f```.
 - ``glue_vector("normalizado", v, decimals=3)`` → en la prosa:
   ``{glue:text}`normalizado```
   muestra ``[−1.024, −0.266, −0.367, 1.657]``.
-- ``show("media", mu, label="μ")`` imprime ``μ = 1.0025`` para el alumno *y* pega el
-  mismo valor: cada número se calcula una sola vez, donde el alumno lo ve.
+- ``glue_sci("grad", g, 2)`` → en la prosa se lee ``2.7 × 10⁻¹⁶``.
+- ``glue_figure("fig-09-escala", fig, alt=...)`` → la figura numerada de un
+  ``{glue:figure}``; la celda visible solo la dibuja.
+
+El código que lee el alumno no llama a estas funciones ni importa este módulo
+(``tests/test_notebooks.py::test_visible_code_has_no_plumbing``). ``show`` y
+``show_figure``, que imprimían y pegaban en la misma llamada visible, quedan solo
+mientras algún capítulo los use.
 """
 
 from __future__ import annotations

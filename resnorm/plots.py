@@ -3,7 +3,7 @@
 Tres capas, como en el resto del curso: ``resnorm.experiments`` calcula (datos planos),
 las funciones ``plot_xxx(ax, data)`` dibujan en un eje que les das y lo devuelven, y
 las funciones ``alt_text_xxx(data)`` escriben, a partir de los mismos datos, el texto
-alternativo en español de cada figura (para ``resnorm.book.show_figure``).
+alternativo en español de cada figura (para ``resnorm.book.glue_figure``).
 
 Convenciones: paleta Okabe-Ito (apta para daltónicos, ``PALETTE``), y cada serie se
 distingue también por estilo de línea y marcador, no solo por color; etiquetas en

@@ -18,7 +18,7 @@ EXPECTED_FILE = Path(__file__).with_name("expected_values.toml")
 ALLOWED_FILE = Path(__file__).with_name("allowed_numbers.toml")
 
 
-# Nombre de una figura pegada por resnorm.book.show_figure(name=...).
+# Nombre de una figura pegada por resnorm.book.glue_figure(name, fig, alt=...).
 FIGURE_NAME = re.compile(r"fig-\d\d-[a-z0-9-]+")
 
 

@@ -143,3 +143,84 @@ def test_hide_input_cells_hold_learner_code(path):
         and not holds_learner_code("".join(c["source"]))
     ]
     assert not empty, f"{path.name}: celdas hide-input sin código del curso: {empty}"
+
+
+# --- Sin fontanería en el código que lee el alumno ------------------------------------
+
+def _python_source(source: str) -> str:
+    """El código de una celda como Python, con las magias de IPython (``%pip``)
+    traducidas."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def plumbing_calls(source: str) -> list[str]:
+    """La fontanería del libro en una celda: ``show``, ``show_figure``, ``glue*`` y las
+    importaciones de ``resnorm.book`` o de ``myst_nb``. Lista vacía si no hay."""
+    try:
+        tree = ast.parse(_python_source(source))
+    except SyntaxError as error:
+        return [f"no se puede analizar ({error.msg}, línea {error.lineno})"]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                name, owner = func.id, None
+            elif isinstance(func, ast.Attribute):
+                name = func.attr
+                owner = func.value.id if isinstance(func.value, ast.Name) else None
+            else:
+                continue
+            # plt.show() sí es del alumno; book.show(...) y show(...) no.
+            if name.startswith("glue") or name == "show_figure" or (
+                name == "show" and owner in (None, "book")
+            ):
+                found.append(f"{name}(…), línea {node.lineno}")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = {alias.name for alias in node.names}
+            if module.startswith(("resnorm.book", "myst_nb")) or (
+                module == "resnorm" and "book" in names
+            ):
+                found.append(f"from {module} import …, línea {node.lineno}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith(("resnorm.book", "myst_nb")):
+                    found.append(f"import {alias.name}, línea {node.lineno}")
+    return found
+
+
+def test_plumbing_detector():
+    assert plumbing_calls('show("media", mu, label="μ")')
+    assert plumbing_calls("book.show('m', m)\nbook.show_figure(fig, alt='Una recta.')")
+    assert plumbing_calls('glue_vector("v", v, decimals=3)')
+    assert plumbing_calls("for n, v in pares:\n    glue_number(n, v)")
+    assert plumbing_calls("from resnorm.book import glue_number")
+    assert plumbing_calls("from resnorm import book, layer_norm")
+    assert plumbing_calls("import resnorm.book as book")
+    assert plumbing_calls("from myst_nb import glue")
+    assert plumbing_calls("%matplotlib inline\nglue_number('x', x)")
+    assert not plumbing_calls('sigma = pasos.std()\nprint(f"σ = {sigma:.6f}")')
+    assert not plumbing_calls("import matplotlib.pyplot as plt\nplt.show()")
+    assert not plumbing_calls("%pip install resnorm\nfrom resnorm import layer_norm")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_visible_code_has_no_plumbing(path):
+    # Lo que el alumno lee y copia (toda celda que no sea «remove-cell», también las
+    # «hide-input») calcula e imprime como lo escribiría cualquiera; pegar el valor
+    # para la prosa (glue) va en una celda «remove-cell» detrás, con esa misma
+    # variable.
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    problems = [
+        f"celda {i} ({cell.get('id', '?')}): {call}"
+        for i, cell in enumerate(nb["cells"])
+        if cell["cell_type"] == "code"
+        and "remove-cell" not in cell.get("metadata", {}).get("tags", [])
+        for call in plumbing_calls("".join(cell["source"]))
+    ]
+    assert not problems, (
+        f"{path.name}: fontanería del libro en código visible:\n" + "\n".join(problems)
+    )
