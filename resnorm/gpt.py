@@ -414,8 +414,8 @@ def stream_norms(model: TinyGPT, idx: torch.Tensor) -> dict:
     """La norma del flujo residual bloque a bloque, sin y con ``ln_f`` (Capítulo 10).
 
     ``h₀ = wte[x] + wpe[t]`` y ``h_l = bloque_l(h_{l−1})``. Para cada ``l = 0, …, L``
-    da la media, sobre todas las posiciones de ``idx``, de ``‖h_l‖`` (la norma
-    euclídea del vector de ``d_model`` componentes de cada posición); y la media de
+    da la media, sobre todas las posiciones de ``idx``, de ``‖h_l‖`` (la longitud
+    del vector de ``d_model`` componentes de cada posición); y la media de
     ``‖ln_f(h_L)‖``, lo que recibe ``lm_head``. Sin ``ln_f`` (todas las versiones
     menos ``"pre_ln"``) las dos últimas coinciden. No cambia el modelo.
 

@@ -563,13 +563,13 @@ def alt_text_training(data: Mapping) -> str:
 _GPT_SERIES = {"ln_only": "plain_ln"}
 
 _GPT_PANELS = {
-    "stream": ("Norma del flujo residual", "Salida del bloque (0: embeddings)",
+    "stream": ("a) Norma del flujo residual", "Salida del bloque (0: la entrada)",
                "‖h‖ medio por posición (log)"),
-    "gamma": ("γ de cada LayerNorm, tras entrenar", "LayerNorm n.º (de la entrada a la "
-              "salida)", "media de |γ − 1|"),
-    "beta": ("β de cada LayerNorm, tras entrenar", "LayerNorm n.º (de la entrada a la "
-             "salida)", "media de |β|"),
-    "grad": ("Gradiente del primer paso", "Bloque", "‖∂ℓ/∂W₂‖ de la FFN"),
+    "gamma": ("b) γ de cada LayerNorm, tras entrenar",
+              "LayerNorm n.º (de la entrada a la salida)", "media de |γ − 1|"),
+    "beta": ("c) β de cada LayerNorm, tras entrenar",
+             "LayerNorm n.º (de la entrada a la salida)", "media de |β|"),
+    "grad": ("d) Gradiente del primer paso", "Bloque", "‖∂ℓ/∂W₂‖ de la FFN"),
 }
 
 
@@ -632,7 +632,7 @@ def alt_text_gpt_inside(data: Mapping) -> str:
         if norms["has_ln_f"]:
             text += f" y {format_magnitude(norms['ln_f'])} tras ln_f"
         stream.append(text)
-    parts.append("Norma media del flujo residual, de los embeddings al último bloque: "
+    parts.append("Norma media del flujo residual, de la entrada al último bloque: "
                  + "; ".join(stream) + ".")
     for quantity, name in (("gamma", "|γ − 1|"), ("beta", "|β|")):
         rows = []
