@@ -41,11 +41,16 @@ __all__ = [
     "export_weights",
     "import_weights",
     "trained_model",
+    "first_step_grad_norms",
+    "first_step_sizes",
     "gpt_comparison",
     "known_word_fraction",
     "alt_text_val_losses",
+    "layer_grad_norms",
     "lr_sensitivity",
+    "norm_params",
     "plot_val_losses",
+    "stream_norms",
     "train_gpt",
     "unigram_loss",
 ]
@@ -280,9 +285,13 @@ def train_gpt(
 
     Devuelve ``{"config", "params", "train_loss": [por paso], "val_steps",
     "val_loss", "final_val_loss", "diverged_at_step", "first_grad_norm": {"wte",
-    "lm_head"} (norma del gradiente del primer paso), "samples": [textos],
-    "seconds", "cpu_seconds", "state_dict": {nombre: tensor}}``; ``state_dict`` son
-    los pesos entrenados, copiados (``trained_model`` rehace el modelo con ellos).
+    "lm_head"} (norma del gradiente del primer paso), "first_grad_norm_layers":
+    [por bloque] (``layer_grad_norms`` en el primer paso), "first_step_size": [por
+    bloque] (``first_step_sizes``: el primer paso de AdamW, en unidades de la tasa),
+    "model" (el ``TinyGPT`` entrenado), "samples": [textos], "seconds",
+    "cpu_seconds", "state_dict": {nombre: tensor}}``; ``state_dict`` son los pesos
+    entrenados, copiados (``trained_model`` rehace el modelo con ellos). Medir el
+    primer paso solo lee y copia pesos: no cambia ningún número del entrenamiento.
     Capítulo 10.
     """
     data = _dataset() if dataset is None else dataset
@@ -302,6 +311,8 @@ def train_gpt(
         val_curve: list[float] = []
         diverged_at = None
         first_grad: dict[str, float] = {}
+        first_layers: list[float] = []
+        first_sizes: list[float] = []
         for step in range(steps):
             if step % eval_every == 0:
                 val_steps.append(step)
@@ -317,7 +328,12 @@ def train_gpt(
             if step == 0:  # el gradiente en la inicialización, antes de aprender nada
                 first_grad = {"wte": float(model.wte.weight.grad.norm()),
                               "lm_head": float(model.lm_head.weight.grad.norm())}
+                first_layers = layer_grad_norms(model)
+                before = [w.detach().clone() for w in _ffn_w2(model)]
+                lr_0 = opt.param_groups[0]["lr"]
             opt.step()
+            if step == 0:
+                first_sizes = first_step_sizes(before, _ffn_w2(model), lr_0)
             sched.step()
         final = _val_loss(model, vx, vy) if diverged_at is None else math.nan
         if diverged_at is None:
@@ -341,6 +357,9 @@ def train_gpt(
         "final_val_loss": final if math.isfinite(final) else None,
         "diverged_at_step": diverged_at,
         "first_grad_norm": first_grad,
+        "first_grad_norm_layers": first_layers,
+        "first_step_size": first_sizes,
+        "model": model,
         "samples": samples,
         "seconds": time.perf_counter() - wall,
         "cpu_seconds": time.process_time() - cpu,
@@ -387,6 +406,104 @@ def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
         "pre_ln": train_gpt("pre_ln", **common),
     }
     return {"lr": lr, "warmup": warmup, "runs": runs}
+
+
+# --- Dentro del modelo entrenado ------------------------------------------------------
+
+
+def _ffn_w2(model: TinyGPT) -> list[torch.Tensor]:
+    # W₂ de la FFN de cada bloque: la matriz del Teorema 1 de Xiong et al. (2020).
+    return [block.mlp.c_proj.weight for block in model.blocks]
+
+
+@torch.no_grad()
+def stream_norms(model: TinyGPT, idx: torch.Tensor) -> dict:
+    """La norma del flujo residual bloque a bloque, sin y con ``ln_f`` (Capítulo 10).
+
+    ``h₀ = wte[x] + wpe[t]`` y ``h_l = bloque_l(h_{l−1})``. Para cada ``l = 0, …, L``
+    da la media, sobre todas las posiciones de ``idx``, de ``‖h_l‖`` (la longitud
+    del vector de ``d_model`` componentes de cada posición); y la media de
+    ``‖ln_f(h_L)‖``, lo que recibe ``lm_head``. Sin ``ln_f`` (todas las versiones
+    menos ``"pre_ln"``) las dos últimas coinciden. No cambia el modelo.
+
+    Formas: ``idx`` ``(B, T)``. Devuelve ``{"blocks": [L + 1 normas], "ln_f": norma,
+    "has_ln_f": si ``ln_f`` es una LayerNorm}``.
+    """
+    was_training = model.training
+    model.eval()
+    T = idx.shape[1]
+    h = model.wte(idx) + model.wpe(torch.arange(T))  # (B, T, C)
+    norms = [float(h.norm(dim=-1).mean())]
+    for block in model.blocks:
+        h = block(h) if model.block_forward is None else model.block_forward(block, h)
+        norms.append(float(h.norm(dim=-1).mean()))
+    final = float(model.ln_f(h).norm(dim=-1).mean())
+    model.train(was_training)
+    return {"blocks": norms, "ln_f": final,
+            "has_ln_f": isinstance(model.ln_f, nn.LayerNorm)}
+
+
+@torch.no_grad()
+def norm_params(model: nn.Module) -> list[dict]:
+    """Cuánto se han alejado γ y β de cada LayerNorm de su valor inicial (Capítulo 10).
+
+    LayerNorm empieza con ``γ = 1`` y ``β = 0``. Para cada ``nn.LayerNorm`` del modelo,
+    en su orden (``blocks.0.ln_1``, ``blocks.0.ln_2``, …, ``ln_f``), devuelve
+    ``{"name", "gamma_dev": media de |γ − 1|, "beta_dev": media de |β|,
+    "gamma_max_dev": máx. |γ − 1|, "beta_max_dev": máx. |β|}``. Sin ninguna
+    LayerNorm, la lista está vacía.
+    """
+    out = []
+    for name, module in model.named_modules():
+        if isinstance(module, nn.LayerNorm):
+            gamma_dev = (module.weight - 1).abs()
+            beta_dev = module.bias.abs()
+            out.append({"name": name,
+                        "gamma_dev": float(gamma_dev.mean()),
+                        "beta_dev": float(beta_dev.mean()),
+                        "gamma_max_dev": float(gamma_dev.max()),
+                        "beta_max_dev": float(beta_dev.max())})
+    return out
+
+
+def layer_grad_norms(model: TinyGPT) -> list[float]:
+    """``‖∂ℓ/∂W₂‖`` de la FFN de cada bloque, del gradiente ya calculado (Capítulo 10).
+
+    W₂ es ``mlp.c_proj.weight``, la segunda matriz de la FFN: la que estudian el
+    Teorema 1 y la Figura 3 de Xiong et al. (2020), y el capítulo 7. Lee ``.grad``
+    tras ``loss.backward()``; un bloque sin gradiente da ``nan``.
+    """
+    return [float(w.grad.norm()) if w.grad is not None else math.nan
+            for w in _ffn_w2(model)]
+
+
+def first_step_grad_norms(model: TinyGPT, x: torch.Tensor, y: torch.Tensor
+                          ) -> list[float]:
+    """``layer_grad_norms`` de la pérdida de un lote ``(x, y)`` (Capítulo 10).
+
+    Entropía cruzada del carácter siguiente, como en ``train_gpt``; los gradientes
+    anteriores se borran y los nuevos quedan en el modelo. Con un modelo recién creado
+    y el primer lote es el gradiente del primer paso de ``train_gpt``.
+
+    Formas: ``x`` y ``y`` ``(B, T)``. Devuelve una norma por bloque.
+    """
+    model.zero_grad(set_to_none=True)
+    loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+    loss.backward()
+    return layer_grad_norms(model)
+
+
+def first_step_sizes(before: Sequence[torch.Tensor], after: Sequence[torch.Tensor],
+                     lr: float) -> list[float]:
+    """Tamaño de un paso, por matriz, en unidades de la tasa ``lr`` (Capítulo 10).
+
+    ``√(media((después − antes)²)) / lr``: cuánto se movió, en promedio cuadrático,
+    cada peso. En el primer paso de Adam (y AdamW) ``m̂ = g`` y ``v̂ = g²``, así que
+    cada peso se mueve ``lr · g / (|g| + ε) ≈ lr``, sea cual sea el tamaño de ``g``:
+    el resultado es ≈ 1 (el decaimiento de pesos de AdamW y su ε lo apartan un poco).
+    """
+    return [float((a.detach() - b).pow(2).mean().sqrt()) / lr
+            for b, a in zip(before, after)]
 
 
 def known_word_fraction(samples: Sequence[str], text: str, prompt: str = PROMPT

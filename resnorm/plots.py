@@ -32,6 +32,7 @@ __all__ = [
     "SERIES_STYLE",
     "alt_text_activation_std",
     "alt_text_first_layer_grad",
+    "alt_text_gpt_inside",
     "alt_text_last_layer_grad",
     "alt_text_signal_survival",
     "alt_text_training",
@@ -41,6 +42,7 @@ __all__ = [
     "new_figure",
     "plot_activation_std",
     "plot_first_layer_grad",
+    "plot_gpt_inside",
     "plot_last_layer_grad",
     "plot_signal_survival",
     "plot_training_curves",
@@ -559,6 +561,105 @@ def alt_text_training(data: Mapping) -> str:
                 f"{_label(kind)}: de {format_magnitude(curve[0])} a "
                 f"{format_magnitude(data['final_loss'][kind])}."
             )
+    return " ".join(parts)
+
+
+# --- f. Dentro del GPT entrenado (Capítulo 10) ----------------------------------------
+
+# La versión «LayerNorm sin atajo» del capítulo 10 es la serie «plain_ln» de los demás
+# (la misma correspondencia que ``resnorm.gpt``, que este módulo no importa: usa torch).
+_GPT_SERIES = {"ln_only": "plain_ln"}
+
+_GPT_PANELS = {
+    "stream": ("a) Norma del flujo residual", "Salida del bloque (0: la entrada)",
+               "‖h‖ medio por posición (log)"),
+    "gamma": ("b) γ de cada LayerNorm, tras entrenar",
+              "LayerNorm n.º (de la entrada a la salida)", "media de |γ − 1|"),
+    "beta": ("c) β de cada LayerNorm, tras entrenar",
+             "LayerNorm n.º (de la entrada a la salida)", "media de |β|"),
+    "grad": ("d) Gradiente del primer paso", "Bloque", "‖∂ℓ/∂W₂‖ de la FFN"),
+}
+
+
+def plot_gpt_inside(ax, data: Mapping, quantity: str):
+    """Un panel de lo que hay dentro de los GPT entrenados del capítulo 10.
+
+    ``data``: ``{"stream": {config: gpt.stream_norms(...)}, "norm_params": {config:
+    gpt.norm_params(...)}, "first_grad": {config: [‖∂ℓ/∂W₂‖ por bloque]}}``, con las
+    configuraciones de ``resnorm.gpt``. ``quantity`` elige el panel:
+
+    - ``"stream"``: la norma del flujo residual tras cada bloque (eje y logarítmico);
+      las versiones con ``ln_f`` añaden un punto más, lo que ve ``lm_head``;
+    - ``"gamma"`` y ``"beta"``: media de |γ − 1| y de |β| de cada LayerNorm;
+    - ``"grad"``: la norma del gradiente de W₂ de cada bloque en el primer paso.
+
+    Cada versión con el color, el trazo y el nombre que tiene en todo el curso.
+    """
+    if quantity not in _GPT_PANELS:
+        raise ValueError(f"quantity debe ser una de {tuple(_GPT_PANELS)}, no "
+                         f"{quantity!r}")
+    _prepare(ax, *_GPT_PANELS[quantity])
+    if quantity == "stream":
+        n_blocks = 0
+        for config, norms in data["stream"].items():
+            blocks = norms["blocks"]
+            n_blocks = len(blocks) - 1
+            x = list(range(len(blocks)))
+            y = list(blocks)
+            if norms["has_ln_f"]:
+                x.append(len(blocks))
+                y.append(norms["ln_f"])
+            ax.plot(x, y, **_style(_GPT_SERIES.get(config, config)))
+        ticks = list(range(n_blocks + 2))
+        ax.set_xticks(ticks, [str(t) for t in ticks[:-1]] + ["ln_f"])
+        ax.set_yscale("log")
+    elif quantity in ("gamma", "beta"):
+        key = f"{quantity}_dev"
+        for config, params in data["norm_params"].items():
+            values = [p[key] for p in params]
+            ax.plot(range(1, len(values) + 1), values,
+                    **_style(_GPT_SERIES.get(config, config)))
+        ax.set_ylim(bottom=0)
+    else:
+        for config, norms in data["first_grad"].items():
+            ax.plot(range(1, len(norms) + 1), norms,
+                    **_style(_GPT_SERIES.get(config, config)))
+        ax.set_ylim(bottom=0)
+    ax.legend(frameon=True, facecolor="white")
+    return ax
+
+
+def alt_text_gpt_inside(data: Mapping) -> str:
+    """Texto alternativo de los cuatro paneles de ``plot_gpt_inside``."""
+    parts = ["Cuatro paneles sobre los GPT entrenados del capítulo 10."]
+    stream = []
+    for config, norms in data["stream"].items():
+        label = _label(_GPT_SERIES.get(config, config))
+        text = (f"{label}, de {format_magnitude(norms['blocks'][0])} a "
+                f"{format_magnitude(norms['blocks'][-1])}")
+        if norms["has_ln_f"]:
+            text += f" y {format_magnitude(norms['ln_f'])} tras ln_f"
+        stream.append(text)
+    parts.append("Norma media del flujo residual, de la entrada al último bloque: "
+                 + "; ".join(stream) + ".")
+    for quantity, name in (("gamma", "|γ − 1|"), ("beta", "|β|")):
+        rows = []
+        for config, params in data["norm_params"].items():
+            values = [p[f"{quantity}_dev"] for p in params]
+            text = (f"{_label(_GPT_SERIES.get(config, config))}, entre "
+                    f"{format_magnitude(min(values))} y "
+                    f"{format_magnitude(max(values))}")
+            if values.index(max(values)) == len(values) - 1:
+                text += ", la mayor en la última"
+            rows.append(text)
+        parts.append(f"Media de {name} en cada LayerNorm: " + "; ".join(rows) + ".")
+    rows = []
+    for config, norms in data["first_grad"].items():
+        rows.append(f"{_label(_GPT_SERIES.get(config, config))}, "
+                    f"{format_magnitude(norms[0])} en el bloque 1 y "
+                    f"{format_magnitude(norms[-1])} en el bloque {len(norms)}")
+    parts.append("Norma del gradiente de W₂ de la FFN en el primer paso: "
+                 + "; ".join(rows) + ".")
     return " ".join(parts)
 
 

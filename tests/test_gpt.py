@@ -217,3 +217,169 @@ def test_removing_the_ffn_shortcut_alone_is_enough_to_stop_learning(runs_by_seed
 
 
 # --- Ejercicios -----------------------------------------------------------------------
+
+
+# --- Dentro del modelo entrenado (la figura del final del capítulo) -----------------
+
+
+def _small(config, seed=0):
+    torch.manual_seed(seed)
+    return gpt.TinyGPT(config, vocab_size=11, n_layers=3, d_model=16, block_size=8)
+
+
+def test_stream_norms_follow_the_forward_pass_block_by_block():
+    model = _small("pre_ln")
+    idx = torch.randint(11, (4, 8), generator=torch.Generator().manual_seed(1))
+    seen = []
+    hooks = [b.register_forward_hook(lambda m, i, o: seen.append(o.norm(dim=-1)))
+             for b in model.blocks]
+    with torch.no_grad():
+        model(idx)
+    for h in hooks:
+        h.remove()
+    norms = gpt.stream_norms(model, idx)
+    assert len(norms["blocks"]) == 1 + len(model.blocks)
+    assert norms["blocks"][1:] == pytest.approx([float(n.mean()) for n in seen])
+    with torch.no_grad():
+        h0 = model.wte(idx) + model.wpe(torch.arange(8))
+    assert norms["blocks"][0] == pytest.approx(float(h0.norm(dim=-1).mean()))
+    assert model.training, "medir no cambia el modo del modelo"
+
+
+def test_with_gamma_1_a_layer_norm_output_has_norm_sqrt_d():
+    # Post-LN termina cada bloque en LayerNorm: recién creada (γ = 1, β = 0), cada
+    # vector sale con media 0 y varianza ≈ 1, norma ≈ √16 = 4. Pre-LN solo tras ln_f.
+    idx = torch.randint(11, (4, 8), generator=torch.Generator().manual_seed(2))
+    post = gpt.stream_norms(_small("post_ln"), idx)
+    pre = gpt.stream_norms(_small("pre_ln"), idx)
+    assert post["blocks"][1:] == pytest.approx([4.0] * 3, rel=1e-3)
+    assert not post["has_ln_f"] and post["ln_f"] == post["blocks"][-1]
+    assert pre["has_ln_f"] and pre["ln_f"] == pytest.approx(4.0, rel=1e-3)
+    assert pre["blocks"][-1] != pytest.approx(4.0, rel=0.05)
+
+
+def test_norm_params_measure_how_far_gamma_and_beta_moved_from_1_and_0():
+    model = _small("post_ln")
+    fresh = gpt.norm_params(model)
+    assert [p["name"] for p in fresh] == [f"blocks.{i}.ln_{j}" for i in range(3)
+                                          for j in (1, 2)]
+    assert all(p[k] == 0 for p in fresh for k in ("gamma_dev", "beta_dev"))
+    with torch.no_grad():
+        model.blocks[1].ln_2.weight[:8] = 1.5  # la mitad de γ, a 1.5
+        model.blocks[1].ln_2.bias[:] = -0.2
+    moved = gpt.norm_params(model)[3]
+    assert moved["gamma_dev"] == pytest.approx(0.25)
+    assert moved["gamma_max_dev"] == pytest.approx(0.5)
+    assert moved["beta_dev"] == pytest.approx(0.2)
+    assert [p["name"] for p in gpt.norm_params(_small("pre_ln"))][-1] == "ln_f"
+    assert gpt.norm_params(_small("residual")) == []
+
+
+def test_first_step_grad_norms_are_the_ones_train_gpt_records():
+    data = gpt.CharDataset(load_corpus())
+    run = gpt.train_gpt("post_ln", steps=1, n_layers=2, n_samples=0, dataset=data,
+                        seed=5)
+    torch.manual_seed(5)  # lo mismo que hace train_gpt: semilla, modelo, primer lote
+    model = gpt.TinyGPT("post_ln", data.vocab_size, n_layers=2)
+    x, y = data.batch(16, 32, torch.Generator().manual_seed(6))
+    norms = gpt.first_step_grad_norms(model, x, y)
+    assert norms == pytest.approx(run["first_grad_norm_layers"], rel=1e-5)
+    by_hand = [float(b.mlp.c_proj.weight.grad.norm()) for b in model.blocks]
+    assert gpt.layer_grad_norms(model) == by_hand == norms
+
+
+def test_adamw_first_step_moves_each_weight_by_lr_whatever_the_gradient_scale():
+    # m̂ = g y v̂ = g² en el primer paso: lr · g / |g|. Un gradiente mil veces mayor o
+    # menor da el mismo paso; es lo que el capítulo advierte al leer los gradientes.
+    sizes = []
+    for scale in (1e-3, 1.0, 1e3):
+        gen = torch.Generator().manual_seed(0)
+        w = torch.nn.Parameter(torch.randn(32, 128, generator=gen))
+        opt = torch.optim.AdamW([w], lr=3e-3)
+        w.grad = scale * torch.randn(32, 128, generator=gen)
+        before = [w.detach().clone()]
+        opt.step()
+        sizes.append(gpt.first_step_sizes(before, [w], lr=3e-3)[0])
+    assert sizes == pytest.approx([1.0] * 3, abs=0.01)
+    run = gpt.train_gpt("pre_ln", steps=1, n_layers=2, n_samples=0, lr=1e-2)
+    assert run["first_step_size"] == pytest.approx([1.0] * 2, abs=0.01)
+    warm = gpt.train_gpt("pre_ln", steps=1, n_layers=2, n_samples=0, lr=1e-2,
+                         warmup=50)
+    assert warm["first_step_size"] == pytest.approx([1.0] * 2, abs=0.01), (
+        "en unidades de la tasa de ese paso (lr/50 con calentamiento)")
+
+
+def test_train_gpt_returns_the_model_it_trained():
+    data = gpt.CharDataset(load_corpus())
+    run = gpt.train_gpt("pre_ln", steps=3, n_layers=2, n_samples=0, dataset=data)
+    model = run["model"]
+    assert isinstance(model, gpt.TinyGPT) and model.config == "pre_ln"
+    vx, vy = data.val_windows(32)
+    with torch.no_grad():
+        loss = torch.nn.functional.cross_entropy(model(vx).flatten(0, 1), vy.flatten())
+    assert float(loss) == pytest.approx(run["final_val_loss"], rel=1e-6)
+
+
+def _inside_data():
+    idx = torch.randint(11, (4, 8), generator=torch.Generator().manual_seed(3))
+    models = {c: _small(c) for c in gpt.CONFIGS}
+    return {
+        "stream": {c: gpt.stream_norms(m, idx) for c, m in models.items()},
+        "norm_params": {c: gpt.norm_params(models[c])
+                        for c in ("ln_only", "post_ln", "pre_ln")},
+        "first_grad": {"post_ln": [0.4, 0.5, 0.45], "pre_ln": [0.8, 0.6, 0.5]},
+    }
+
+
+def test_plot_gpt_inside_draws_each_config_with_its_course_style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from resnorm import plots
+
+    data = _inside_data()
+    fig, axes = plots.new_figure(4, 1, figsize=(4.4, 10))
+    for ax, quantity in zip(axes, ("stream", "gamma", "beta", "grad")):
+        plots.plot_gpt_inside(ax, data, quantity)
+    stream = {line.get_label(): line for line in axes[0].get_lines()}
+    assert set(stream) == {"Sin residual", "Sin residual, con LayerNorm",
+                           "Residual sin LayerNorm", "Post-LN", "Pre-LN"}
+    assert stream["Pre-LN"].get_color() == plots.KIND_STYLE["pre_ln"]["color"]
+    # Solo Pre-LN tiene ln_f: un punto más que las demás, con su marca en el eje.
+    assert len(stream["Pre-LN"].get_xdata()) == 5
+    assert len(stream["Post-LN"].get_xdata()) == 4
+    assert axes[0].get_xticklabels()[-1].get_text() == "ln_f"
+    assert len(axes[1].get_lines()) == 3 and len(axes[3].get_lines()) == 2
+    assert list(axes[3].get_lines()[1].get_ydata()) == [0.8, 0.6, 0.5]
+    with pytest.raises(ValueError):
+        plots.plot_gpt_inside(axes[0], data, "alpha")
+    alt = plots.alt_text_gpt_inside(data)
+    assert "Pre-LN" in alt and "tras ln_f" in alt and "0.800" in alt
+    matplotlib.pyplot.close(fig)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+def test_inside_the_trained_gpt_the_chapter_readings_hold(runs_by_seed, seed):
+    comparison, _, _ = runs_by_seed(seed)
+    runs = comparison["runs"]
+    vx, _ = gpt._dataset().val_windows(32)
+    # Pre-LN: el flujo crece bloque a bloque y ln_f lo devuelve a su escala.
+    pre = gpt.stream_norms(runs["pre_ln"]["model"], vx)
+    assert all(b > a for a, b in zip(pre["blocks"], pre["blocks"][1:])), seed
+    assert pre["ln_f"] < pre["blocks"][-1] / 2, seed
+    # Post-LN: tras cada bloque, la escala de su LayerNorm, ≈ √32 salvo el último.
+    post = gpt.stream_norms(runs["post_ln"]["model"], vx)
+    assert post["blocks"][1:-1] == pytest.approx([32 ** 0.5] * 5, rel=0.1), seed
+    # γ y β siguen cerca de 1 y 0; la última LayerNorm es la que más se movió.
+    for config in ("post_ln", "pre_ln"):
+        gamma = [p["gamma_dev"] for p in gpt.norm_params(runs[config]["model"])]
+        assert max(gamma[:-1]) < 0.1 and gamma[-1] == max(gamma), (config, seed)
+    # El gradiente del primer paso: Pre-LN baja hacia la salida, Post-LN casi plano.
+    g_pre = runs["pre_ln"]["first_grad_norm_layers"]
+    g_post = runs["post_ln"]["first_grad_norm_layers"]
+    assert g_pre[0] > 1.2 * g_pre[-1], seed
+    assert max(g_post) < 1.5 * min(g_post), seed
+    # Y el primer paso de AdamW mueve cada W₂ lo mismo, ≈ lr, en las dos.
+    for config in ("post_ln", "pre_ln"):
+        assert runs[config]["first_step_size"] == pytest.approx([1.0] * 6, abs=0.02)
