@@ -161,6 +161,7 @@ def test_names_a_cell_defines_and_reads_even_with_magics():
                           "def f(y):\n    return y + z\n")
     assert define == {"np", "x", "f"}
     assert {"np", "z", "y"} <= lee
+    assert nombres("x += 1")[1] == {"x"}  # lee x antes de escribirla
 
 
 def test_a_removed_cell_stays_folded_only_if_a_later_cell_needs_it():
@@ -170,19 +171,29 @@ def test_a_removed_cell_stays_folded_only_if_a_later_cell_needs_it():
         celda("b = 2", ["remove-cell"]),                      # nadie lee b
         celda("print(a)"),
     ]
-    assert destinos_de(cells) == ["apoyo", "fuera", "fuera", "visible"]
+    assert destinos_de(cells) == (["apoyo", "fuera", "fuera", "visible"], {0: {"a"}})
     nb = conversor().cuaderno(new_notebook(cells=cells))
     assert [c.source.splitlines()[-1] for c in nb.cells] == ["assert a", "print(a)"]
     apoyo = nb.cells[0]
     assert apoyo.source.startswith(
-        "# Celda de apoyo (la página no la muestra): define a\n")
+        "# Oculta en la página; aquí hace falta: define a, que se usa abajo.\n")
     assert apoyo.metadata.jupyter == {"source_hidden": True}
     assert "tags" not in apoyo.metadata
 
 
 def test_a_later_redefinition_frees_the_removed_cell():
-    cells = [celda("x = 1", ["remove-cell"]), celda("x = 2\nprint(x)")]
-    assert destinos_de(cells) == ["fuera", "visible"]
+    cells = [celda("x = 1", ["remove-cell"]), celda("x = 2\nprint(x)"),
+             celda("n = 3", ["remove-cell"]), celda("[n for n in range(2)]"),
+             celda("for k in range(2):\n    print(k)")]
+    assert destinos_de(cells)[0] == ["fuera", "visible", "fuera", "visible", "visible"]
+
+
+def test_the_comment_of_a_support_cell_names_what_later_cells_read():
+    from cuadernos import comentario_de_apoyo
+
+    assert comentario_de_apoyo({"x1", "f1"}) == (
+        "# Oculta en la página; aquí hace falta: define f1 y x1, que se usan abajo.")
+    assert len(comentario_de_apoyo({f"nombre_{i}" for i in range(9)})) <= 88
 
 
 def test_glue_only_hidden_cells_go_and_glue_outputs_leave_visible_cells():
@@ -316,3 +327,20 @@ def plumbing(nb) -> list[str]:
     return [m.group(0) for c in nb.cells if c.cell_type == "code"
             and not c.metadata.get("jupyter", {}).get("source_hidden")
             for m in calls.finditer(c.source)]
+
+
+@pytest.mark.build
+def test_make_lab_copies_the_missing_notebooks_and_never_overwrites_an_edit(
+        tmp_path, built_site):
+    import subprocess
+
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    edited = lab / NOTEBOOKS[0].name
+    edited.write_text("lo que escribió quien aprende", encoding="utf-8")
+    subprocess.run(["make", "-s", "--no-print-directory", "lab-copy", f"LAB_DIR={lab}"],
+                   cwd=ROOT, check=True)
+    assert edited.read_text(encoding="utf-8") == "lo que escribió quien aprende"
+    assert sorted(p.name for p in lab.iterdir()) == sorted(p.name for p in NOTEBOOKS)
+    for path in NOTEBOOKS[1:]:
+        assert (lab / path.name).read_bytes() == (CUADERNOS / path.name).read_bytes()

@@ -286,12 +286,12 @@ class Conversor:
                 for clave, salida in extract_glue_data_cell(celda):
                     self.pegados[clave] = salida["data"]
                     origen[clave] = i
-        destinos = destinos_de(nb.cells)
+        destinos, faltan = destinos_de(nb.cells)
         for clave, i in origen.items():
             if figura_a_la_vista(nb.cells, destinos, i):
                 self.mostradas.add(clave)
         celdas = []
-        for celda, destino in zip(nb.cells, destinos):
+        for i, (celda, destino) in enumerate(zip(nb.cells, destinos)):
             if destino == "fuera":
                 continue
             if celda.cell_type == "markdown":
@@ -302,7 +302,7 @@ class Conversor:
                 if celda.source:
                     celdas.append(celda)
             else:
-                celdas.append(preparar_codigo(celda, destino))
+                celdas.append(preparar_codigo(celda, destino, faltan.get(i, set())))
         nb.cells = celdas
         nb.metadata.pop("mystnb", None)
         return nb
@@ -318,8 +318,15 @@ def _sentencias(codigo: str) -> list[ast.stmt]:
 
 
 def _nombres(arbol) -> tuple[set[str], set[str]]:
-    define, lee = set(), set()
+    define, lee, ligados = set(), set(), set()
     for nodo in ast.walk(arbol):
+        # Variables de un bucle, de una comprensión o de «with … as»: se leen
+        # después de ligarlas, dentro de la misma sentencia.
+        if isinstance(nodo, (ast.For, ast.comprehension)):
+            ligados |= {n.id for n in ast.walk(nodo.target) if isinstance(n, ast.Name)}
+        elif isinstance(nodo, ast.withitem) and nodo.optional_vars is not None:
+            ligados |= {n.id for n in ast.walk(nodo.optional_vars)
+                        if isinstance(n, ast.Name)}
         if isinstance(nodo, ast.Name):
             (lee if isinstance(nodo.ctx, ast.Load) else define).add(nodo.id)
         elif isinstance(nodo, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -328,7 +335,7 @@ def _nombres(arbol) -> tuple[set[str], set[str]]:
             define |= {(a.asname or a.name).split(".")[0] for a in nodo.names}
         elif isinstance(nodo, ast.AugAssign) and isinstance(nodo.target, ast.Name):
             lee.add(nodo.target.id)  # x += 1 lee x antes de escribirla
-    return define, lee
+    return define, lee - ligados
 
 
 def nombres(codigo: str) -> tuple[set[str], set[str]]:
@@ -361,20 +368,22 @@ def destino_de(celda) -> str:
     return "visible"
 
 
-def destinos_de(celdas) -> list[str]:
-    """El destino de cada celda; una quitada que define lo que leen las siguientes
-    se queda, plegada («apoyo»). Se recorre de abajo arriba: lo que hace falta."""
+def destinos_de(celdas) -> tuple[list[str], dict[int, set[str]]]:
+    """El destino de cada celda y, de las quitadas que se quedan («apoyo»), los
+    nombres que leen las siguientes. Se recorre de abajo arriba: lo que hace falta."""
     destinos = [destino_de(c) for c in celdas]
+    faltan: dict[int, set[str]] = {}
     hace_falta: set[str] = set()
     for i in reversed(range(len(celdas))):
         if celdas[i].cell_type != "code":
             continue
         if destinos[i] == "fuera":
-            if not nombres(celdas[i].source)[0] & hace_falta:
+            usados = nombres(celdas[i].source)[0] & hace_falta
+            if not usados:
                 continue
-            destinos[i] = "apoyo"
+            destinos[i], faltan[i] = "apoyo", usados
         hace_falta = vivos_antes(celdas[i].source, hace_falta)
-    return destinos
+    return destinos, faltan
 
 
 def es_imagen(salida) -> bool:
@@ -393,8 +402,9 @@ def figura_a_la_vista(celdas, destinos, i: int) -> bool:
     return False
 
 
-def preparar_codigo(celda, destino: str):
-    """Salidas sin pegados ni números de ejecución; plegada si hace falta."""
+def preparar_codigo(celda, destino: str, usados=frozenset()):
+    """Salidas sin pegados ni números de ejecución; plegada si hace falta. Una celda
+    de apoyo empieza con un comentario que dice qué usan de ella las siguientes."""
     tags = celda.metadata.get("tags", [])
     salidas = celda.get("outputs", [])
     if "remove-output" in tags:  # la página la quita; la figura sí se ve aquí
@@ -412,14 +422,20 @@ def preparar_codigo(celda, destino: str):
     if destino == "solucion":
         celda.metadata["jupyter"]["outputs_hidden"] = True
     if destino == "apoyo":
-        define, _ = nombres(celda.source)
-        lista = ", ".join(sorted(define))
-        comentario = f"# Celda de apoyo (la página no la muestra): define {lista}"
-        if len(comentario) > 88:
-            comentario = "# Celda de apoyo (la página no la muestra): la usan otras"
-        celda.source = f"{comentario}\n{celda.source}"
+        celda.source = f"{comentario_de_apoyo(usados)}\n{celda.source}"
         celda.outputs = []
     return celda
+
+
+def comentario_de_apoyo(usados) -> str:
+    """Una línea: por qué sigue aquí una celda que la página no muestra."""
+    lista = sorted(usados)
+    nombres_ = ", ".join(lista[:-1]) + " y " + lista[-1] if len(lista) > 1 else lista[0]
+    linea = f"# Oculta en la página; aquí hace falta: define {nombres_}, que se usa"
+    linea += "n abajo." if len(lista) > 1 else " abajo."
+    if len(linea) > 88:
+        linea = "# Oculta en la página; aquí hace falta: define lo que se usa abajo."
+    return linea
 
 
 def juntar_flujos(salidas) -> list:
