@@ -123,9 +123,10 @@ def test_a_figure_directive_embeds_the_svg_and_numbers_its_caption(tmp_path):
     c.carpeta = tmp_path
     md = c.markdown("```{figure} eje.svg\n:alt: Dos rejillas\n:name: fig-a\n\n"
                     "Qué eje normaliza.\n```")
-    assert md.strip() == ("![Dos rejillas](attachment:eje.svg)\n\n"
+    svg = base64.b64encode((tmp_path / "eje.svg").read_bytes()).decode()
+    assert md.strip() == (f"![Dos rejillas](data:image/svg+xml;base64,{svg})\n\n"
                           "**Figura 4.1** — Qué eje normaliza.")
-    assert set(c.adjuntos["eje.svg"]) == {"image/svg+xml"}
+    assert c.adjuntos == {}  # Lab no dibuja un SVG adjunto
 
 
 def test_a_glued_figure_is_embedded_unless_an_output_already_shows_it():
@@ -344,3 +345,76 @@ def test_make_lab_copies_the_missing_notebooks_and_never_overwrites_an_edit(
     assert sorted(p.name for p in lab.iterdir()) == sorted(p.name for p in NOTEBOOKS)
     for path in NOTEBOOKS[1:]:
         assert (lab / path.name).read_bytes() == (CUADERNOS / path.name).read_bytes()
+
+
+# --- Un núcleo nuevo imprime los números de la página --------------------------------
+
+
+def readings(text: str) -> list[tuple[float, float]]:
+    """(valor, tolerancia) de cada número de ``text`` (sin los enteros de una cifra):
+    medio último dígito (``0.1977`` → ±0.00005; ``8.3 × 10⁻¹⁷`` → ±0.05 × 10⁻¹⁷)."""
+    from resnorm.book import _NUMBER_RE, _SUPERSCRIPTS, _to_float
+
+    out = []
+    for token in _NUMBER_RE.findall(text):
+        mantissa, _, power = (re.split(r"([eE]|\s?×\s?10)", token, maxsplit=1)
+                              + ["", ""])[:3]
+        decimals = len(mantissa.partition(".")[2])
+        if decimals == 0 and not power and abs(float(mantissa.replace("−", "-"))) < 10:
+            continue  # un entero de una cifra aparece en cualquier salida
+        exponent = int(power.translate(_SUPERSCRIPTS).replace("−", "-") or 0)
+        if abs(exponent) > 300:
+            continue  # fuera de float64 («1e400» al explicar el desbordamiento)
+        out.append((_to_float(token), 0.5 * 10.0 ** (exponent - decimals)))
+    return out
+
+
+def printed(value: tuple[float, float], outputs: list[tuple[float, float]]) -> bool:
+    """¿Imprime la salida el número de la página (el mismo, redondeado)?"""
+    page, tol = value
+    return any(abs(out - page) <= tol * (1 + 1e-9) for out, _ in outputs)
+
+
+def test_a_page_number_is_found_printed_with_more_or_the_same_decimals():
+    outputs = readings("σ = 0.197658\n|media| = 8.3 × 10⁻¹⁷\nx = [−1.024, 0.266]")
+    assert printed(readings("0.1977")[0], outputs)
+    assert printed(readings("−1.02")[0], outputs)
+    assert printed(readings("8.3 × 10⁻¹⁷")[0], outputs)
+    assert not printed(readings("0.1978")[0], outputs)
+    assert not printed(readings("8.4 × 10⁻¹⁷")[0], outputs)
+    assert readings("con 4 capas") == []
+    assert readings("32 MiB") == [(32.0, 0.5)]
+
+
+def output_text(nb) -> str:
+    texts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            texts.append(out.get("text", "") or data.get("text/plain", ""))
+    return "\n".join(texts)
+
+
+# Cada capítulo imprime al menos estos números de su prosa (los demás los calcula
+# una celda oculta, o son de una figura): si baja, la prueba se queda sin muestra.
+MIN_SAMPLE = 3
+
+
+@pytest.mark.build
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_numbers(
+        path, built_site, tmp_path):
+    from nbclient import NotebookClient
+
+    stored = cuaderno_de(path)
+    shown = readings(output_text(stored))
+    # Los números de la prosa que la construcción imprimió en el cuaderno...
+    sample = [v for t in page_numbers(path) for v in readings(t) if printed(v, shown)]
+    assert len(sample) >= MIN_SAMPLE, f"{path.name}: la prosa no cita ninguna salida"
+    # ...los imprime también un núcleo nuevo, en una carpeta cualquiera.
+    fresh = NotebookClient(stored, timeout=600, kernel_name="python3",
+                           resources={"metadata": {"path": str(tmp_path)}}).execute()
+    again = readings(output_text(fresh))
+    missing = [v for v in sample if not printed(v, again)]
+    assert not missing, f"{path.name}: {missing[:5]} de {len(sample)}"

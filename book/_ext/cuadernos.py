@@ -250,8 +250,12 @@ class Conversor:
         return "\n\n".join(partes + [pie] if pie else partes)
 
     def _adjunto(self, nombre: str, mime: str, datos: str, alt: str) -> str:
-        self.adjuntos[nombre] = {mime: datos}
+        """La imagen como adjunto de la celda; un SVG, en una URL ``data:`` (JupyterLab
+        solo dibuja adjuntos PNG, JPEG, GIF, WebP y BMP)."""
         alt = " ".join(alt.replace("[", "(").replace("]", ")").split())
+        if mime == "image/svg+xml":
+            return f"![{alt}](data:{mime};base64,{datos})"
+        self.adjuntos[nombre] = {mime: datos}
         return f"![{alt}](attachment:{nombre})"
 
     def markdown(self, fuente: str) -> str:
