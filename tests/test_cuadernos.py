@@ -247,6 +247,20 @@ def test_remove_output_keeps_the_figure_and_drops_the_text():
     assert kept.outputs == [img] and kept.metadata.jupyter == {"source_hidden": True}
 
 
+def test_a_widget_says_in_spanish_what_to_do_before_the_kernel_runs():
+    view = {"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}
+    cells = [celda("LayerNormExplorer()", outputs=[new_output("execute_result", data={
+        **view, "text/plain": "<resnorm.widgets.layer_norm.LayerNormExplorer object "
+                              "at 0x7f1b>"}, execution_count=3)]),
+             celda("Quiz.from_bank('a', 'b')", ["remove-input"], [new_output(
+                 "display_data", data={**view, "text/plain": "<resnorm.quiz.Quiz "
+                                                              "object at 0x7f>"})])]
+    nb = conversor().cuaderno(new_notebook(cells=cells))
+    assert [c.outputs[0].data["text/plain"] for c in nb.cells] == [
+        "Widget interactivo LayerNormExplorer: ejecuta la celda para usarlo.",
+        "Pregunta de autoevaluación: ejecuta la celda para responderla."]
+
+
 def test_launch_urls_open_the_learner_notebook_from_its_branch():
     urls = urls_de_lanzamiento(
         "04_layernorm.ipynb", "https://github.com/org/curso", "cuadernos", "main",

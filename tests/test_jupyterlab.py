@@ -703,7 +703,8 @@ def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
     source = nbformat.read(path, as_version=4)
     n_solutions = sum("solucion" in c.metadata.get("tags", []) for c in source.cells)
     assert len(report["solutions"]) == n_solutions > 0, path.name
-    others = [c.source for c in nbformat.read(LEARNER / path.name, as_version=4).cells
+    learner = nbformat.read(LEARNER / path.name, as_version=4)
+    others = [c.source for c in learner.cells
               if "solucion" not in c.metadata.get("tags", [])]
     for solution in report["solutions"]:
         assert solution["inputHidden"] and solution["outputHidden"], solution["source"]
@@ -714,5 +715,8 @@ def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
         assert own and not shown, f"{path.name}: la solución se lee: {shown[:2]}"
     assert report["stubs"] and all("NotImplementedError" in s for s in report["stubs"])
     assert report["open"] == 0, f"{path.name}: un <details> abierto"
-    # Las figuras adjuntas se dibujan y llevan su texto alternativo.
-    assert report["images"] and all(i["drawn"] and i["alt"] for i in report["images"])
+    # Las figuras de la prosa (adjuntas o SVG) se dibujan con su texto alternativo.
+    figures = sum(c.source.count("![") for c in learner.cells
+                  if c.cell_type == "markdown")
+    assert len(report["images"]) == figures
+    assert all(i["drawn"] and i["alt"] for i in report["images"]), report["images"]

@@ -55,6 +55,7 @@ PLEGADAS = {"dropdown", "solution", "toggle"}
 TAGS_QUITADOS = {"remove-cell", "remove-input", "remove-output", "hide-input",
                  "hide-output", "hide-cell"}
 COLAB = "google.colab"
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 # --- Markdown -------------------------------------------------------------------------
@@ -414,6 +415,10 @@ def preparar_codigo(celda, destino: str, usados=frozenset()):
     if "remove-output" in tags:  # la página la quita; la figura sí se ve aquí
         salidas = [s for s in salidas if es_imagen(s)]
     celda.outputs = juntar_flujos(salidas)
+    for salida in celda.outputs:
+        if WIDGET in salida.get("data", {}):
+            texto = salida.data.get("text/plain", "")
+            salida.data["text/plain"] = aviso_de_widget(texto)
     celda.execution_count = None
     for salida in celda.outputs:
         if "execution_count" in salida:
@@ -429,6 +434,15 @@ def preparar_codigo(celda, destino: str, usados=frozenset()):
         celda.source = f"{comentario_de_apoyo(usados)}\n{celda.source}"
         celda.outputs = []
     return celda
+
+
+def aviso_de_widget(texto: str) -> str:
+    """Lo que muestra Jupyter de un widget antes de ejecutar la celda (su texto plano)
+    en lugar de ``<resnorm.quiz.Quiz object at 0x…>``."""
+    if ".quiz." in texto:
+        return "Pregunta de autoevaluación: ejecuta la celda para responderla."
+    clase = texto.split(" object at ")[0].rsplit(".", 1)[-1].strip("<>")
+    return f"Widget interactivo {clase}: ejecuta la celda para usarlo."
 
 
 def comentario_de_apoyo(usados) -> str:
