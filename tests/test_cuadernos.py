@@ -88,6 +88,15 @@ def test_a_role_in_a_code_span_is_left_alone():
         "Escribe `{glue:text}` así: 1.0")
 
 
+def test_sections_are_numbered_as_on_the_page_but_not_the_title():
+    c = conversor()
+    c.secciones = {"Qué hace ε": "4.5", "Comparación con torch.nn.LayerNorm": "4.6"}
+    md = c.markdown("# LayerNorm\n\n## Qué hace ε\n\nTexto.\n\n"
+                    "### Comparación con `torch.nn.LayerNorm`\n\n## Otra\n")
+    assert md == ("# LayerNorm\n\n## 4.5. Qué hace ε\n\nTexto.\n\n"
+                  "### 4.6. Comparación con `torch.nn.LayerNorm`\n\n## Otra\n")
+
+
 # --- Directivas --------------------------------------------------------------------
 
 
@@ -432,3 +441,17 @@ def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_number
     again = readings(output_text(fresh))
     missing = [v for v in sample if not printed(v, again)]
     assert not missing, f"{path.name}: {missing[:5]} de {len(sample)}"
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_sections_carry_the_numbers_of_the_page(path, built_site):
+    page = BUILD_HTML / path.relative_to(ROOT).with_suffix(".html")
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    numbers = [m.group(0) for h in soup.select("main section h2, main section h3")
+               if (m := re.match(r"(?:\d+|[A-Z])(?:\.\d+)+\.", h.get_text(strip=True)))]
+    headings = [line.split(" ", 1)[1] for c in cuaderno_de(path).cells
+                if c.cell_type == "markdown" for line in c.source.splitlines()
+                if re.match(r"#{2,} ", line)]
+    # (El apéndice no numera sus secciones: ni la página ni el cuaderno.)
+    assert [h.split(" ", 1)[0] for h in headings if h[0].isdigit()] == numbers

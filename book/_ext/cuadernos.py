@@ -145,6 +145,7 @@ class Conversor:
         self.mostradas: set[str] = set()  # figuras que ya muestra una salida
         self.ejercicios: dict[str, str] = {}
         self.adjuntos: dict[str, dict] = {}
+        self.secciones: dict[str, str] = {}  # título → «4.1»
 
     # Lo que resuelve Sphinx ---------------------------------------------------------
 
@@ -262,7 +263,8 @@ class Conversor:
     def markdown(self, fuente: str) -> str:
         """Una celda MyST → Markdown que dibuja cualquier Jupyter."""
         lineas = fuente.splitlines(keepends=True)
-        for token in _parser(self.extensiones).parse(fuente):
+        tokens = _parser(self.extensiones).parse(fuente)
+        for previo, token in zip([None, *tokens], tokens):
             if token.map is None:
                 continue
             inicio, fin = token.map
@@ -271,12 +273,22 @@ class Conversor:
                 nuevo = self.directiva(token.info, token.content) + "\n"
             elif token.type == "inline":
                 nuevo = self._roles(trozo, token.children or [])
+                if previo and previo.type == "heading_open" and previo.tag != "h1":
+                    nuevo = self._numerar(nuevo, token.content)
             elif token.type == "substitution_block":
                 nuevo = self._sustituir(trozo, token.content)
             else:
                 continue
             lineas[inicio:fin] = [nuevo] + [""] * (fin - inicio - 1)
         return "".join(lineas)
+
+    def _numerar(self, linea: str, titulo: str) -> str:
+        """``## Por qué normalizar`` → ``## 4.1. Por qué normalizar`` (la página)."""
+        numero = self.secciones.get(clave_de_titulo(titulo))
+        if not numero:
+            return linea
+        almohadillas, _, resto = linea.partition(" ")
+        return f"{almohadillas} {numero}. {resto}"
 
     # Celdas de código -----------------------------------------------------------------
 
@@ -341,6 +353,12 @@ def _nombres(arbol) -> tuple[set[str], set[str]]:
         elif isinstance(nodo, ast.AugAssign) and isinstance(nodo.target, ast.Name):
             lee.add(nodo.target.id)  # x += 1 lee x antes de escribirla
     return define, lee - ligados
+
+
+def clave_de_titulo(titulo: str) -> str:
+    """Un título, sin marcas (``*``, `` ` ``, ``$``) ni espacios de más: el mismo en
+    el Markdown y en el árbol de Sphinx."""
+    return " ".join(titulo.translate(str.maketrans("", "", "*`$")).split())
 
 
 def nombres(codigo: str) -> tuple[set[str], set[str]]:
@@ -483,6 +501,12 @@ class ConversorSphinx(Conversor):
             extensiones=getattr(config, "myst_enable_extensions", EXTENSIONES_MYST),
         )
         self.app, self.env, self.docname = app, app.env, docname
+        numeros = self.env.toc_secnumbers.get(docname, {})
+        for seccion in self.env.get_doctree(docname).findall(nodes.section):
+            numero = numeros.get("#" + seccion["ids"][0]) if seccion["ids"] else None
+            if numero:
+                clave = clave_de_titulo(seccion[0].astext())
+                self.secciones[clave] = ".".join(map(str, numero))
 
     def _resolver(self, dominio: str, tipo: str, objetivo: str, titulo: str):
         nodo = addnodes.pending_xref(
