@@ -221,6 +221,25 @@ def test_glue_only_hidden_cells_go_and_glue_outputs_leave_visible_cells():
     assert nb.cells[1].source == "σ = 0.20"
 
 
+def test_a_figure_glued_in_a_hidden_cell_goes_into_the_caption_cell():
+    # El estilo nuevo: la celda visible dibuja (sin salida: MPLBACKEND=Agg al
+    # construir) y una celda oculta la pega con glue_figure.
+    html = f'<img src="data:image/png;base64,{PNG}" alt="Curvas">'
+    glued = new_output("display_data", data={
+        "application/papermill.record/text/html": html,
+        "application/papermill.record/text/plain": "Curvas"},
+        metadata={"scrapbook": {"name": "fig-a",
+                                "mime_prefix": "application/papermill.record/"}})
+    cells = [celda("fig, ax = plt.subplots()\nax.plot([1, 2])"),
+             celda("glue_figure('fig-a', fig, alt='Curvas')", ["remove-cell"], [glued]),
+             new_markdown_cell("```{glue:figure} fig-a\n:name: fig-a\n\nDos.\n```")]
+    nb = conversor().cuaderno(new_notebook(cells=cells))
+    assert [c.cell_type for c in nb.cells] == ["code", "markdown"]
+    assert nb.cells[1].source == (
+        "![Curvas](attachment:fig-a.png)\n\n**Figura 4.1** — Dos.")
+    assert nb.cells[1].attachments == {"fig-a.png": {"image/png": PNG}}
+
+
 def test_the_colab_cell_stays_first_and_visible():
     colab = celda('import sys\nif "google.colab" in sys.modules:\n    %pip install x',
                   ["remove-cell"])
