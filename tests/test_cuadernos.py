@@ -366,10 +366,27 @@ def test_every_number_the_page_glues_is_in_the_learner_prose(path, built_site):
 def plumbing(nb) -> list[str]:
     """Llamadas de fontanería (``show(``, ``show_figure(``, ``glue``) en código a la
     vista."""
-    calls = re.compile(r"\b(show|show_figure)\(|\bglue")
+    calls = re.compile(r"\b(show|show_figure)\(|\bglue\w*")
     return [m.group(0) for c in nb.cells if c.cell_type == "code"
             and not c.metadata.get("jupyter", {}).get("source_hidden")
             for m in calls.finditer(c.source)]
+
+
+def test_plumbing_finds_show_and_glue_only_in_visible_code():
+    hidden = celda("glue_number('s', s)")
+    hidden.metadata["jupyter"] = {"source_hidden": True}
+    nb = new_notebook(cells=[celda("from resnorm.book import glue_number, show\n"
+                                   "show('s', s)\nprint(f'{s:.4f}')"), hidden])
+    assert plumbing(nb) == ["glue_number", "show("]
+
+
+# Paso 3 del issue 29 (otras ramas): la celda visible calcula e imprime; el pegado va
+# en una celda oculta. Hasta que esas ramas se junten, esta prueba falla a propósito.
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_plumbing_call_in_the_code_a_learner_reads(path, built_site):
+    calls = plumbing(cuaderno_de(path))
+    assert not calls, f"{path.name}: {len(calls)} llamadas a la vista: {calls[:5]}"
 
 
 @pytest.mark.build
