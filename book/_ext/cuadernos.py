@@ -172,13 +172,13 @@ class Conversor:
         return format_plain_text(self.pegados[clave].get("text/plain", ""), formato)
 
     def rol(self, nombre: str, contenido: str) -> str:
-        if nombre in ("glue:text", "glue", "glue:any", "glue:md"):
+        if nombre in ("glue:text", "glue", "glue:md"):
             return self.pegado(contenido)
         if nombre == "term":
             return split_explicit_title(contenido)[1]
         if nombre.startswith("cite"):
             return self.cita(nombre, contenido)
-        if nombre in ("numref", "ref", "doc", "eq", "numref:figure"):
+        if nombre in ("numref", "ref", "doc", "eq"):
             return self.referencia(nombre, contenido)
         if nombre == "math":
             return f"${contenido}$"
@@ -568,7 +568,8 @@ class ConversorSphinx(Conversor):
 
 
 def notebook_ejecutado(app, fuente: Path):
-    """El notebook tal como lo ejecutó la construcción (la caché de jupyter-cache)."""
+    """El notebook tal como lo ejecutó la construcción (la caché de jupyter-cache),
+    o ``None`` si la caché no lo tiene."""
     from jupyter_cache import get_cache
 
     nb = nbformat.read(fuente, as_version=4)
@@ -576,8 +577,8 @@ def notebook_ejecutado(app, fuente: Path):
     try:
         return get_cache(str(cache)).merge_match_into_notebook(nb)[1]
     except KeyError:
-        ejecutado = Path(app.outdir).parent / "jupyter_execute" / fuente.name
-        return nbformat.read(ejecutado, as_version=4)
+        logger.warning("cuadernos: %s no está ejecutado en %s", fuente.name, cache)
+        return None
 
 
 def capitulos(env) -> list[str]:
@@ -593,6 +594,8 @@ def escribir_cuadernos(app, exception) -> None:
     for docname in capitulos(app.env):
         fuente = Path(app.env.doc2path(docname))
         ejecutado = notebook_ejecutado(app, fuente)
+        if ejecutado is None:
+            continue
         cuaderno = ConversorSphinx(app, docname).cuaderno(ejecutado)
         nbformat.validate(cuaderno)
         nbformat.write(cuaderno, carpeta / fuente.name)
