@@ -114,6 +114,9 @@ def test_hints_and_dropdowns_are_folded_details():
     assert hint.strip() == (
         "<details>\n<summary>Pista 1</summary>\n\nMira el eje.\n\n</details>")
     assert drop.strip() == "<details>\n<summary>Más</summary>\n\nTexto\n\n</details>"
+    code = c.markdown(":::{dropdown} ¿Por qué `torch.std` divide entre d − 1?\nT\n:::")
+    assert "<summary>¿Por qué <code>torch.std</code> divide entre d − 1?</summary>" in (
+        code)
 
 
 def test_an_exercise_is_numbered_as_on_the_page_and_its_solution_named():

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import base64
 import copy
+import html
 import mimetypes
 import posixpath
 import re
@@ -97,7 +98,12 @@ def en_cita(titulo: str, cuerpo: str) -> str:
 
 
 def plegado(titulo: str, cuerpo: str) -> str:
-    """Un bloque ``<details>`` cerrado: se abre al pulsar el título."""
+    """Un bloque ``<details>`` cerrado: se abre al pulsar el título. El título va en
+    HTML, donde el Markdown no se lee: su código (`` `x` ``) pasa a ``<code>``."""
+    partes = titulo.split("`")
+    if len(partes) % 2:  # comillas invertidas emparejadas
+        titulo = "".join(f"<code>{html.escape(p)}</code>" if i % 2 else p
+                         for i, p in enumerate(partes))
     return f"<details>\n<summary>{titulo}</summary>\n\n{cuerpo}\n\n</details>"
 
 
