@@ -343,13 +343,15 @@ def _sentencias(codigo: str) -> list[ast.stmt]:
 def _nombres(arbol) -> tuple[set[str], set[str]]:
     define, lee, ligados = set(), set(), set()
     for nodo in ast.walk(arbol):
-        # Variables de un bucle, de una comprensión o de «with … as»: se leen
-        # después de ligarlas, dentro de la misma sentencia.
+        # Variables de un bucle, de una comprensión, de «with … as» o argumentos: se
+        # leen después de ligarlas, dentro de la misma sentencia.
         if isinstance(nodo, (ast.For, ast.comprehension)):
             ligados |= {n.id for n in ast.walk(nodo.target) if isinstance(n, ast.Name)}
         elif isinstance(nodo, ast.withitem) and nodo.optional_vars is not None:
             ligados |= {n.id for n in ast.walk(nodo.optional_vars)
                         if isinstance(n, ast.Name)}
+        elif isinstance(nodo, ast.arg):  # los argumentos de una función o lambda
+            ligados.add(nodo.arg)
         if isinstance(nodo, ast.Name):
             (lee if isinstance(nodo.ctx, ast.Load) else define).add(nodo.id)
         elif isinstance(nodo, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
