@@ -246,6 +246,22 @@ def test_a_figure_glued_in_a_hidden_cell_goes_into_the_caption_cell():
     assert nb.cells[1].attachments == {"fig-a.png": {"image/png": PNG}}
 
 
+def test_a_support_cell_keeps_its_code_but_not_its_glue():
+    from cuadernos import sin_pegado
+
+    code = ("from resnorm.book import glue_number, glue_sci\n"
+            "glue_number('s', s)\n"
+            "for k in ks:\n    glue_sci(f'g_{k}', g[k])\n"
+            "plana = g['plain']  # la usa una celda de abajo\n"
+            "assert plana[-1] < plana[0]")
+    assert sin_pegado(code) == (
+        "plana = g['plain']  # la usa una celda de abajo\nassert plana[-1] < plana[0]")
+    cells = [celda("from resnorm.book import glue_number", ["remove-cell"]),
+             celda(code, ["remove-cell"]), celda("print(plana)")]
+    nb = conversor().cuaderno(new_notebook(cells=cells))
+    assert len(nb.cells) == 2 and "glue" not in nb.cells[0].source
+
+
 def test_the_colab_cell_stays_first_and_visible():
     colab = celda('import sys\nif "google.colab" in sys.modules:\n    %pip install x',
                   ["remove-cell"])

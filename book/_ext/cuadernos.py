@@ -309,6 +309,9 @@ class Conversor:
                 for clave, salida in extract_glue_data_cell(celda):
                     self.pegados[clave] = salida["data"]
                     origen[clave] = i
+        for celda in nb.cells:
+            if destino_de(celda) == "fuera":  # oculta: puede quedarse como apoyo
+                celda.source = sin_pegado(celda.source)
         destinos, faltan = destinos_de(nb.cells)
         for clave, i in origen.items():
             if figura_a_la_vista(nb.cells, destinos, i):
@@ -361,6 +364,29 @@ def _nombres(arbol) -> tuple[set[str], set[str]]:
         elif isinstance(nodo, ast.AugAssign) and isinstance(nodo.target, ast.Name):
             lee.add(nodo.target.id)  # x += 1 lee x antes de escribirla
     return define, lee - ligados
+
+
+def _solo_pega(sentencia) -> bool:
+    """¿Solo pega (``glue_*(…)``, un bucle de ellas o su ``import``)?"""
+    if isinstance(sentencia, ast.Expr) and isinstance(sentencia.value, ast.Call):
+        funcion = sentencia.value.func
+        return isinstance(funcion, ast.Name) and funcion.id.startswith("glue")
+    if isinstance(sentencia, ast.For):
+        return all(map(_solo_pega, sentencia.body)) and not sentencia.orelse
+    if isinstance(sentencia, ast.ImportFrom):
+        return all(alias.name.startswith("glue") for alias in sentencia.names)
+    return False
+
+
+def sin_pegado(codigo: str) -> str:
+    """El código de una celda oculta sin lo que solo pega: en el cuaderno no hay
+    prosa a la que pegar nada."""
+    quitar = set()
+    for sentencia in _sentencias(codigo):
+        if _solo_pega(sentencia):
+            quitar |= set(range(sentencia.lineno - 1, sentencia.end_lineno))
+    lineas = codigo.splitlines()
+    return "\n".join(x for i, x in enumerate(lineas) if i not in quitar).strip()
 
 
 def clave_de_titulo(titulo: str) -> str:
