@@ -61,10 +61,23 @@ $(LAB_VENV)/.deps: requirements-lab.txt
 
 lab-deps: $(LAB_VENV)/.deps
 
-# Los notebooks en JupyterLab, en local (http://127.0.0.1:8888, con token).
-lab: deps lab-deps
+# Los cuadernos del alumno en JupyterLab, en local (http://127.0.0.1:8888, con token),
+# sobre una copia de trabajo ($(LAB_DIR)): se copian de $(HTML)/cuadernos solo los que
+# faltan, así que lo que escribe quien aprende no toca las fuentes (notebooks/) ni lo
+# pisa la construcción siguiente. Para recibir la versión nueva de un capítulo, se
+# borra su copia de $(LAB_DIR).
+LAB_DIR := _build/lab
+.PHONY: lab-copy
+lab-copy:
+	@mkdir -p $(LAB_DIR)
+	@for nb in $(HTML)/cuadernos/*.ipynb; do \
+	  [ -e "$(LAB_DIR)/$${nb##*/}" ] || cp "$$nb" $(LAB_DIR)/; \
+	done
+
+lab: book lab-deps
+	@$(MAKE) --no-print-directory lab-copy
 	$(LAB_ENV) $(LAB_VENV)/bin/jupyter-lab --ip=127.0.0.1 \
-	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=notebooks \
+	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=$(LAB_DIR) \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 node_modules/.installed: package.json package-lock.json

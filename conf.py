@@ -53,6 +53,7 @@ extensions = [
     "pdf_sphinx",  # tools/: la página única del PDF y el enlace de la portada
     "figuras_telefono",  # los diagramas en versión de teléfono (<picture>)
     "curso_navegador",  # almacén en memoria, navegación y reíndice del glosario
+    "cuadernos",  # los cuadernos del alumno (_build/html/cuadernos) y sus botones
     # Numeración de capítulos seguida entre las partes de _toc.yml («numbered: true»);
     # la última, como la cargaba jupyter-book.
     "sphinx_multitoc_numbering",
@@ -119,6 +120,9 @@ html_show_sourcelink = True
 html_sourcelink_suffix = ""
 html_context = {"default_mode": "auto"}
 pygments_style = "sphinx"
+
+# La rama de los cuadernos del alumno (book/_ext/cuadernos.py; _config.yml).
+cuadernos_rama = PUBLICACION["cuadernos_rama"]
 
 html_theme_options = {
     # Interfaz en español (el resto de textos del tema: book/_ext/locale/es/*.po).

@@ -68,6 +68,8 @@ SPLIT = {
         r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b"),
     "test_gpt.py": re.compile(r"\[(\d+)\]$"),
     "test_quiz_site.py": re.compile(r"\[(notebooks/[\w.-]+)\]$"),
+    # Cada cuaderno del alumno en un núcleo nuevo (≈ 7 min en total): uno por proceso.
+    "test_cuadernos.py": re.compile(r"^(test_each_learner_notebook_runs\w+\[\w+\])$"),
 }
 
 

@@ -1,18 +1,21 @@
-"""Los capítulos en un JupyterLab de verdad: se ejecutan, sin errores y con sus widgets.
+"""Los cuadernos del alumno en un JupyterLab de verdad: se leen como la página, se
+ejecutan sin errores y dibujan sus widgets.
 
 Un solo servidor JupyterLab (del entorno ``.venv-lab``, ver ``requirements-lab.txt``)
-en 127.0.0.1, con puerto y token aleatorios, sirve una copia temporal de ``notebooks/``:
-los originales no se tocan. Su núcleo «python3» es el Python de ``.venv``, con resnorm:
-el kernelspec que ``make lab-deps`` escribe en ``.venv-lab/share/resnorm``, el mismo
-que usa ``make lab``.
+en 127.0.0.1, con puerto y token aleatorios, sirve una copia temporal de los cuadernos
+del alumno (``_build/html/cuadernos``, los que abre ``make lab``; necesita «make
+book»). Su núcleo «python3» es el Python de ``.venv``, con resnorm: el kernelspec que
+``make lab-deps`` escribe en ``.venv-lab/share/resnorm``, el mismo que usa ``make lab``.
 
-Chromium (sin cabeza) abre JupyterLab una vez y, en dos capítulos (``LAB_CHAPTERS`` y
-el de la calculadora), una pestaña de Lab: ejecuta todas las celdas (Run ▸ Run All
-Cells), espera a que el núcleo quede inactivo y comprueba que ninguna celda muestra un
-error y que cada widget (anywidget) se dibuja. En la calculadora del capítulo 3 cambia
-una entrada y comprueba que la media y la desviación estándar mostradas son las de
-``resnorm`` y que el núcleo recibió el valor nuevo. El servidor y sus núcleos se paran
-al final, pase lo que pase.
+Chromium (sin cabeza) abre JupyterLab una vez. En dos cuadernos (``READ_CHAPTERS``),
+sin ejecutar nada, lee lo que Lab dibuja: ni un rol ni una directiva en bruto, las
+soluciones y las pistas plegadas y los números de la prosa iguales a los de la página.
+En dos capítulos (``LAB_CHAPTERS`` y el de la calculadora) ejecuta todas las celdas
+(Run ▸ Run All Cells), espera a que el núcleo quede inactivo y comprueba que ninguna
+celda muestra un error y que cada widget (anywidget) se dibuja. En la calculadora del
+capítulo 3 cambia una entrada y comprueba que la media y la desviación estándar
+mostradas son las de ``resnorm`` y que el núcleo recibió el valor nuevo. El servidor y
+sus núcleos se paran al final, pase lo que pase.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.helpers import ROOT, PageRecorder, notebook_paths
+from tests.helpers import BUILD_HTML, ROOT, PageRecorder, notebook_paths
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -48,6 +51,7 @@ SERVER_START_TIMEOUT = 180
 WIDGET_RENDER_TIMEOUT = 60
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 NOTEBOOKS = notebook_paths()
+LEARNER = BUILD_HTML / "cuadernos"  # los cuadernos del alumno (book/_ext/cuadernos.py)
 WIDGET_ERROR_TEXTS = (
     "Error displaying widget", "Loading widget", "Failed to initialize",
 )
@@ -199,11 +203,9 @@ def lab_server(tmp_path_factory):
     )
     home = tmp_path_factory.mktemp("jupyterlab")
     root = home / "root"
-    shutil.copytree(
-        ROOT / "notebooks",
-        root / "notebooks",
-        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
-    )
+    if not all((LEARNER / p.name).is_file() for p in NOTEBOOKS):
+        pytest.fail(f"Faltan cuadernos del alumno en {LEARNER}: ejecuta «make book».")
+    shutil.copytree(LEARNER, root / "cuadernos")
     env = _write_lab_home(home)
     port, token = _free_port(), secrets.token_urlsafe(24)
     log = home / "server.log"
@@ -458,9 +460,14 @@ def test_lab_requirements_share_the_book_pins_for_widgets_and_kernel_protocol():
     assert not unpinned, f"Líneas sin fijar en requirements-lab.txt: {unpinned}"
 
 
+def lab_path(path: Path) -> str:
+    """La ruta del cuaderno del alumno de un capítulo en el servidor de Lab."""
+    return f"cuadernos/{path.name}"
+
+
 def chapter_problems(lab: LabPage, path: Path, opened, report, errors_before):
     """Lo que está mal en un capítulo recién ejecutado en Lab (lista vacía si nada)."""
-    rel = path.relative_to(ROOT).as_posix()
+    rel = lab_path(path)
     tab_title = lab.js(
         "(id) => document.querySelector(`[data-id=\"${id}\"]`)?.innerText ?? ''",
         opened["id"],
@@ -502,7 +509,7 @@ LAB_CHAPTERS = [p for p in NOTEBOOKS if p.stem.startswith("08_")] or NOTEBOOKS[:
 
 @pytest.mark.parametrize("path", LAB_CHAPTERS, ids=lambda p: p.stem)
 def test_chapter_runs_in_jupyterlab_without_errors_and_widgets_render(lab, path):
-    rel = path.relative_to(ROOT).as_posix()
+    rel = lab_path(path)
     errors_before = len(lab.recorder.console_errors)
     with open_and_run(lab, rel) as opened:
         report = cell_report(lab)
@@ -562,7 +569,7 @@ def test_calculator_chapter_runs_and_a_new_input_reaches_page_and_kernel(lab):
     from resnorm import mean, std
 
     path = _interaction_notebook()
-    rel = path.relative_to(ROOT).as_posix()
+    rel = lab_path(path)
     errors_before = len(lab.recorder.console_errors)
     with open_and_run(lab, rel) as opened:
         report = cell_report(lab)
@@ -607,3 +614,109 @@ def test_calculator_chapter_runs_and_a_new_input_reaches_page_and_kernel(lab):
                 break
             time.sleep(0.5)
         assert synced == [values], f"el núcleo tiene {synced}, la página {values}"
+
+
+# --- Los cuadernos del alumno se leen como la página ---------------------------------
+
+OPEN_ONLY = """
+async (path) => {
+  const app = window.jupyterapp;
+  const panel = await app.commands.execute(
+    "docmanager:open", { path, factory: "Notebook" });
+  await panel.context.ready;
+  app.shell.activateById(panel.id);
+  window.__rn = { panel, done: null };
+  return { id: panel.id };
+}
+"""
+
+MARKDOWN_RENDERED = """
+() => window.__rn.panel.content.widgets
+  .filter((c) => c.model.type === "markdown")
+  .every((c) => c.rendered && c.node.querySelector(".jp-RenderedMarkdown"))
+"""
+
+READ_REPORT = """
+() => {
+  const content = window.__rn.panel.content;
+  const cells = content.widgets;
+  const tagged = (tag) => cells.filter(
+    (c) => (c.model.getMetadata("tags") || []).includes(tag));
+  const rendered = content.node.querySelectorAll(".jp-RenderedMarkdown");
+  return {
+    prose: Array.from(rendered).map((n) => n.innerText).join("\\n"),
+    text: content.node.innerText,
+    solutions: tagged("solucion").map((c) => ({
+      inputHidden: c.inputHidden, outputHidden: c.outputHidden,
+      source: c.model.sharedModel.getSource() })),
+    stubs: tagged("ejercicio").map((c) => c.model.sharedModel.getSource()),
+    details: content.node.querySelectorAll(".jp-RenderedMarkdown details").length,
+    open: content.node.querySelectorAll(".jp-RenderedMarkdown details[open]").length,
+    images: Array.from(content.node.querySelectorAll(".jp-RenderedMarkdown img"))
+      .map((i) => ({ alt: i.alt, drawn: i.complete && i.naturalWidth > 0 })),
+  };
+}
+"""
+
+RAW_MARKUP = ("{glue", "{numref", "{cite", ":::{", "```{", "{term}", "{doc}", "{ref}")
+
+
+def page_glued_texts(path: Path) -> list[str]:
+    """Lo que la página web muestra de cada valor pegado (``span.pasted-text``)."""
+    from bs4 import BeautifulSoup
+
+    page = BUILD_HTML / path.relative_to(ROOT).with_suffix(".html")
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    return [" ".join(s.get_text().split()) for s in soup.select("span.pasted-text")]
+
+
+@contextlib.contextmanager
+def open_to_read(lab: LabPage, rel_path: str):
+    """Abre un cuaderno en Lab, sin ejecutarlo, y espera a que dibuje su prosa."""
+    try:
+        lab.js(OPEN_ONLY, rel_path)
+        lab.page.wait_for_function(MARKDOWN_RENDERED, timeout=60_000, polling=250)
+        time.sleep(1)  # las imágenes adjuntas y MathJax, tras dibujar el Markdown
+        yield lab.js(READ_REPORT)
+    finally:
+        with contextlib.suppress(Exception):
+            lab.js(CLOSE_AND_SHUTDOWN)
+
+
+READ_CHAPTERS = [p for p in NOTEBOOKS if p.stem.startswith(("04_", "10_"))]
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", READ_CHAPTERS, ids=lambda p: p.stem)
+def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
+    with open_to_read(lab, lab_path(path)) as report:
+        pass
+    prose = " ".join(report["prose"].split())
+    raw = [m for m in RAW_MARKUP if m in report["text"]]
+    assert not raw, f"{path.name}: Lab muestra en bruto {raw}"
+    # Los números de la prosa, los mismos que en la página web.
+    glued = page_glued_texts(path)
+    assert glued, f"{path.name}: la página no pega ningún valor"
+    missing = [t for t in glued if t not in prose]
+    assert not missing, f"{path.name}: la página dice {missing[:5]}, Lab no"
+    # Las soluciones, plegadas (código y salida); los ejercicios, por escribir.
+    source = nbformat.read(path, as_version=4)
+    n_solutions = sum("solucion" in c.metadata.get("tags", []) for c in source.cells)
+    assert len(report["solutions"]) == n_solutions > 0, path.name
+    learner = nbformat.read(LEARNER / path.name, as_version=4)
+    others = [c.source for c in learner.cells
+              if "solucion" not in c.metadata.get("tags", [])]
+    for solution in report["solutions"]:
+        assert solution["inputHidden"] and solution["outputHidden"], solution["source"]
+        # Ninguna línea propia de la solución se lee en la pestaña.
+        own = [line.strip() for line in solution["source"].splitlines()[1:]
+               if line.strip() and not any(line in other for other in others)]
+        shown = [line for line in own if line in report["text"]]
+        assert own and not shown, f"{path.name}: la solución se lee: {shown[:2]}"
+    assert report["stubs"] and all("NotImplementedError" in s for s in report["stubs"])
+    assert report["open"] == 0, f"{path.name}: un <details> abierto"
+    # Las figuras de la prosa (adjuntas o SVG) se dibujan con su texto alternativo.
+    figures = sum(c.source.count("![") for c in learner.cells
+                  if c.cell_type == "markdown")
+    assert len(report["images"]) == figures
+    assert all(i["drawn"] and i["alt"] for i in report["images"]), report["images"]

@@ -1,11 +1,14 @@
 """Lanzar cada capítulo: Binder, Colab, JupyterHub, código en vivo y descargas.
 
 El repositorio y la rama se declaran una sola vez en ``_config.yml`` (``repository``);
-de ahí salen los botones de cada página de notebook. Estas pruebas leen el sitio
-construido y comprueban cada URL pieza a pieza (servicio, repositorio, rama, ruta del
-notebook), que la configuración de Binder es la que repo2docker lee y coincide con
-``requirements.txt``, y que la descarga del ``.ipynb`` es un notebook válido que
-importa resnorm.
+de ahí salen los botones de cada página de notebook. Binder, Colab, el hub y la
+descarga abren el cuaderno del alumno (``book/_ext/cuadernos.py``), no la fuente: la
+publicación copia ``_build/html/cuadernos`` a la rama ``cuadernos_rama``; Binder
+construye el entorno con ``binder/`` de ``repository.branch`` y trae el cuaderno con
+nbgitpuller. Estas pruebas leen el sitio construido y comprueban cada URL pieza a
+pieza (servicio, repositorio, rama, ruta del cuaderno), que la configuración de Binder
+es la que repo2docker lee y coincide con ``requirements.txt``, y que la descarga del
+``.ipynb`` es el cuaderno del alumno, válido y que importa resnorm.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ import tema_ligero  # noqa: E402
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPOSITORY = CONFIG["repository"]
 LAUNCH = CONFIG["launch_buttons"]
+LEARNER_BRANCH = CONFIG["sphinx"]["config"]["cuadernos_rama"]
+LEARNER = BUILD_HTML / "cuadernos"
 NOTEBOOKS = notebook_paths()
 BINDER = ROOT / "binder"
 PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -155,29 +160,49 @@ def notebook_page(request, built_site):
     return path, page.read_text(encoding="utf-8")
 
 
+def test_learner_notebooks_come_from_their_own_branch():
+    assert LEARNER_BRANCH and LEARNER_BRANCH != REPOSITORY["branch"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"`{LEARNER_BRANCH}`" in readme and "_build/html/cuadernos" in readme
+    # Binder trae los cuadernos con nbgitpuller: va en su entorno.
+    binder_reqs, _ = read_requirements(BINDER / "requirements.txt")
+    assert "nbgitpuller" in pins_of(binder_reqs)
+
+
+def pulled(url: str) -> dict[str, list[str]]:
+    """La consulta de nbgitpuller (``git-pull?repo=…``) de un enlace."""
+    pull = urlsplit(url)
+    assert pull.path.rsplit("/", 1)[-1] == "git-pull", url
+    return parse_qs(pull.query, strict_parsing=True)
+
+
 @pytest.mark.build
-def test_binder_button_opens_this_notebook_in_jupyterlab_on_the_branch(notebook_page):
+def test_binder_button_opens_the_learner_notebook_with_the_binder_environment(
+        notebook_page):
     path, html = notebook_page
     org, repo = repo_parts()
     url = urlsplit(launch_links(html)["Binder"])
     hub = urlsplit(LAUNCH["binderhub_url"])
     assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
+    # El entorno: binder/ de la rama del libro; el cuaderno: la rama de los cuadernos.
     assert url.path.split("/")[1:] == ["v2", "gh", org, repo, REPOSITORY["branch"]]
-    query = parse_qs(url.query, strict_parsing=True)
-    assert query == {"urlpath": [f"lab/tree/{repo_path(path)}"]}
-    assert (ROOT / repo_path(path)).is_file()
+    (urlpath,) = parse_qs(url.query, strict_parsing=True)["urlpath"]
+    assert pulled(urlpath) == {
+        "repo": [REPOSITORY["url"]], "branch": [LEARNER_BRANCH],
+        "urlpath": [f"lab/tree/{repo}/{path.name}"]}
+    assert (LEARNER / path.name).is_file()
 
 
 @pytest.mark.build
-def test_colab_button_opens_this_notebook_from_github_on_the_branch(notebook_page):
+def test_colab_button_opens_the_learner_notebook_from_its_branch(notebook_page):
     path, html = notebook_page
     org, repo = repo_parts()
     url = urlsplit(launch_links(html)["Colab"])
     colab = urlsplit(LAUNCH["colab_url"])
     assert (url.scheme, url.netloc) == (colab.scheme, colab.netloc)
-    branch = REPOSITORY["branch"]
-    assert url.path == f"/github/{org}/{repo}/blob/{branch}/{repo_path(path)}"
+    assert url.path == f"/github/{org}/{repo}/blob/{LEARNER_BRANCH}/{path.name}"
     assert not url.query
+    assert (LEARNER / path.name).is_file()
 
 
 @pytest.mark.build
@@ -191,12 +216,11 @@ def test_jupyterhub_button_pulls_the_repository_with_nbgitpuller(notebook_page):
     hub = urlsplit(LAUNCH["jupyterhub_url"])
     assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
     assert url.path == "/hub/user-redirect/git-pull"
-    query = parse_qs(url.query, strict_parsing=True)
     # nbgitpuller clona en una carpeta con el nombre del repositorio.
-    assert query == {
+    assert pulled(launch_links(html)["JupyterHub"]) == {
         "repo": [REPOSITORY["url"]],
-        "branch": [REPOSITORY["branch"]],
-        "urlpath": [f"lab/tree/{repo}/{repo_path(path)}"],
+        "branch": [LEARNER_BRANCH],
+        "urlpath": [f"lab/tree/{repo}/{path.name}"],
     }
 
 
@@ -231,7 +255,7 @@ def test_notebook_page_offers_the_ipynb_and_print_to_pdf(notebook_page):
     assert source is not None, "falta el botón de descarga del .ipynb"
     assert source.get_text(strip=True) == ".ipynb"
     target = (page_of(path).parent / source["href"]).resolve()
-    assert target == (BUILD_HTML / "_sources" / path.relative_to(ROOT)).resolve()
+    assert target == (LEARNER / path.name).resolve()
     assert soup.select_one(".dropdown-download-buttons .btn-download-pdf-button")
     repo_button = soup.select_one("a.btn-source-repository-button")
     assert repo_button is not None and repo_button["href"] == REPOSITORY["url"]
@@ -272,8 +296,9 @@ def test_downloaded_ipynb_is_a_valid_notebook_that_imports_resnorm(path, site_ur
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3"
     assert _imports_resnorm(nb), f"{path.name}: la descarga no importa resnorm"
-    # Es el mismo notebook que abren Binder, Colab y el hub: el del repositorio.
-    assert data == path.read_bytes(), f"{path.name}: la descarga no es la fuente"
+    # Es el mismo cuaderno que abren Binder, Colab y el hub, no la fuente MyST.
+    assert data == (LEARNER / path.name).read_bytes(), f"{path.name}: otro cuaderno"
+    assert "{glue:" not in data.decode("utf-8"), f"{path.name}: es la fuente"
 
 
 # --- Binder: la configuración que lee repo2docker ----------------------------------
@@ -341,9 +366,11 @@ def test_binder_pins_are_requirements_txt_with_the_cpu_torch_wheel():
     # Una sola fuente: binder/requirements.txt incluye ../requirements.txt entero...
     assert set(book_reqs) <= set(binder_reqs)
     assert set(book_opts) <= set(binder_opts)
-    # ...y solo añade torch (rueda +cpu) y el índice de PyTorch para CPU.
+    # ...y solo añade torch (rueda +cpu), el índice de PyTorch para CPU y nbgitpuller
+    # (el botón de Binder trae con él los cuadernos del alumno de su rama).
     extra = [line for line in binder_reqs if line not in book_reqs]
-    assert [Requirement(line).name for line in extra] == ["torch"], extra
+    assert sorted(Requirement(line).name for line in extra) == [
+        "nbgitpuller", "torch"], extra
     added = set(binder_opts) - set(book_opts)
     assert added == {f"--extra-index-url {PYTORCH_CPU_INDEX}"}, added
     assert not any(o.startswith(("--index-url", "-i ")) for o in binder_opts), (
