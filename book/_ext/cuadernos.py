@@ -620,8 +620,12 @@ def capitulos(env) -> list[str]:
 
 
 def escribir_cuadernos(app, exception) -> None:
-    """build-finished: escribe ``cuadernos/NN_nombre.ipynb`` junto al sitio."""
-    if exception is not None or app.builder.format != "html":
+    """build-finished: escribe ``cuadernos/NN_nombre.ipynb`` junto al sitio.
+
+    Solo para el sitio (constructor ``html``): la página única del PDF (``singlehtml``)
+    ya ha juntado los números de figura bajo el documento raíz y las referencias de
+    cada capítulo no se resolverían."""
+    if exception is not None or app.builder.name != "html":
         return
     carpeta = Path(app.outdir) / CARPETA
     carpeta.mkdir(exist_ok=True)
