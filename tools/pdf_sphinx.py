@@ -135,8 +135,13 @@ class OnePageBuilder(SingleFileHTMLBuilder):
 
     name = BUILDER
 
+    def get_output_path(self, page_name: str, /) -> Path:
+        # Sphinx ≥ 8 escribe cada página en get_output_path (get_outfilename queda
+        # solo por compatibilidad y ya no se llama al escribir).
+        return Path(self.outdir) / (posixpath.basename(page_name) + self.out_suffix)
+
     def get_outfilename(self, pagename: str) -> str:
-        return str(Path(self.outdir) / (posixpath.basename(pagename) + self.out_suffix))
+        return str(self.get_output_path(pagename))
 
     def fix_refuris(self, tree) -> None:
         for refnode in tree.findall(nodes.reference):
