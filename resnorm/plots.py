@@ -187,7 +187,9 @@ FIGURE_WIDTH = 6.0
 #: la columna de 358 px se reducen a 0.9; el texto de 10 pt mide allí 12.4 px.
 PHONE_FIGURE_WIDTH = 4.0
 #: Hasta qué ancho de ventana se sirve la versión para teléfono (``<picture>``).
-PHONE_MEDIA = "(max-width: 767.98px)"
+#: Solo en pantalla: al imprimir (A4, unos 680 px) también se cumpliría el ancho y el
+#: navegador cambiaría de imagen en mitad de la impresión; el papel lleva la completa.
+PHONE_MEDIA = "screen and (max-width: 767.98px)"
 #: px CSS por pulgada de figura con que ``resnorm.book.figure_html`` muestra la imagen.
 CSS_PX_PER_INCH = 100
 #: El texto más pequeño de una figura, en puntos: 10 pt = 13.9 px CSS a 100 px/pulgada.

@@ -208,6 +208,10 @@ def chapter_pages(pdf: bytes, docs: list[str]) -> dict[str, int]:
     return {doc: pages[doc] for doc in docs if doc in pages}
 
 
+#: Impresiones como mucho hasta que el índice coincide con las páginas del PDF.
+PRINT_ATTEMPTS = 6
+
+
 def print_pdf(page) -> bytes:
     page.evaluate(_PREPARE)
     return page.pdf(
@@ -241,18 +245,28 @@ def render_pdf() -> Path:
                     f"Widgets sin dibujar antes de imprimir: {page.evaluate(_UNDRAWN)}"
                 ) from None
             page.evaluate("document.fonts.ready.then(() => true)")
-            page.evaluate(_SET_PAGES, {doc: "000" for doc in docs})
-            first = chapter_pages(print_pdf(page), docs)
-            absent = [doc for doc in docs if doc not in first]
-            if absent:
-                raise SystemExit(f"El PDF no tiene destino para: {absent}")
-            page.evaluate(_SET_PAGES, {doc: str(n) for doc, n in first.items()})
-            pdf = print_pdf(page)
-            second = chapter_pages(pdf, docs)
-            if second != first:
+            # El índice lleva la página de cada capítulo, y solo vale un PDF cuyos
+            # capítulos empiezan donde dice su propio índice. Se imprime con los
+            # números de la impresión anterior hasta que coinciden. Hace falta más de
+            # una vuelta: dos impresiones seguidas del mismo DOM, con los mismos
+            # números, no siempre paginan igual en Chromium (un corte de página antes
+            # de un título cambia de página por una diferencia de alto de menos de un
+            # píxel), así que «imprimir dos veces y comparar» fallaba a veces.
+            pages = {doc: "000" for doc in docs}
+            for _ in range(PRINT_ATTEMPTS):
+                page.evaluate(_SET_PAGES, pages)
+                pdf = print_pdf(page)
+                found = chapter_pages(pdf, docs)
+                absent = [doc for doc in docs if doc not in found]
+                if absent:
+                    raise SystemExit(f"El PDF no tiene destino para: {absent}")
+                if {doc: str(n) for doc, n in found.items()} == pages:
+                    break
+                pages = {doc: str(n) for doc, n in found.items()}
+            else:
                 raise SystemExit(
-                    f"Los capítulos cambiaron de página al numerar el índice: "
-                    f"{first} → {second}"
+                    f"El índice no coincide con las páginas tras {PRINT_ATTEMPTS} "
+                    f"impresiones: {pages} → {found}"
                 )
         finally:
             browser.close()

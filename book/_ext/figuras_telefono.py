@@ -5,7 +5,7 @@ teléfono (358 px), deja su texto en 5.5–6.5 px. Si junto a ``nombre.svg`` hay
 ``nombre-telefono.svg`` (los paneles uno debajo del otro, menos rótulos), la figura
 de MyST (``{figure}``) que muestra ``nombre.svg`` se escribe como::
 
-    <picture><source media="(max-width: 767.98px)" srcset="…/nombre-telefono.svg"
+    <picture><source media="screen and (max-width: 767.98px)" srcset="…/nombre-telefono.svg"
       width="…" height="…"><img src="…/nombre.svg" …></picture>
 
 El número, el pie, el texto alternativo y las referencias siguen siendo los de la
@@ -30,7 +30,10 @@ from docutils import nodes
 #: El sufijo de la versión para teléfono de un diagrama.
 PHONE_SUFFIX = "-telefono"
 #: El mismo corte que las figuras de matplotlib (``resnorm.plots.PHONE_MEDIA``).
-PHONE_MEDIA = "(max-width: 767.98px)"
+# Solo en pantalla: al imprimir, la página de A4 (unos 680 px) también cumpliría
+# «max-width» y el navegador cambiaría de imagen en mitad de la impresión; el papel
+# lleva la figura completa.
+PHONE_MEDIA = "screen and (max-width: 767.98px)"
 _VIEWBOX = re.compile(
     r'viewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)\s*"'
 )
