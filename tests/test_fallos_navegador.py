@@ -99,7 +99,7 @@ def test_search_theme_and_quizzes_work_when_storage_is_blocked_or_full(
         draw_widgets(page, timeout=LOAD_TIMEOUT)
         assert page.evaluate("document.documentElement.dataset.theme") in (
             "light", "dark")
-        notes = page.locator(".rn-quiz-note")
+        notes = page.locator(".rn-quiz-almacen")
         assert notes.count() >= 1
         note = notes.first
         note.scroll_into_view_if_needed()
@@ -123,7 +123,7 @@ def test_storage_that_works_is_left_alone(browser, site_url):
         draw_widgets(page, timeout=LOAD_TIMEOUT)
         assert page.evaluate("!window.localStorage.enMemoria")
         assert page.evaluate("document.documentElement.dataset.almacen") is None
-        assert not page.locator(".rn-quiz-note").first.is_visible()
+        assert not page.locator(".rn-quiz-almacen").first.is_visible()
     finally:
         context.close()
 

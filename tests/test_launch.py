@@ -35,7 +35,7 @@ import tema_ligero  # noqa: E402
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPOSITORY = CONFIG["repository"]
 LAUNCH = CONFIG["launch_buttons"]
-LEARNER_BRANCH = CONFIG["sphinx"]["config"]["cuadernos_rama"]
+LEARNER_BRANCH = CONFIG["cuadernos_rama"]
 LEARNER = BUILD_HTML / "cuadernos"
 NOTEBOOKS = notebook_paths()
 BINDER = ROOT / "binder"

@@ -25,7 +25,8 @@ from tests.helpers import ROOT
 pytestmark = pytest.mark.slow
 
 #: Los módulos que importan torch al cargarse: necesitan el extra «torch».
-NEEDS_TORCH = {"resnorm.blocks", "resnorm.experiments", "resnorm.gpt"}
+NEEDS_TORCH = {"resnorm.blocks", "resnorm.experiments", "resnorm.gpt",
+               "resnorm.widgets.gpt_playground"}
 
 #: Importaciones opcionales, protegidas con try/except: resnorm.book pega valores con
 #: myst-nb solo si está (al construir el libro).

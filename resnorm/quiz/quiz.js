@@ -248,7 +248,7 @@ function render({ model, el }) {
   const every = model.get("chapter_questions");
   const questions = model.get("questions");
   const progress = h("p", { class: "rn-quiz-progress", "aria-live": "polite" });
-  const storageNote = h("p", { class: "rn-quiz-note", hidden: true,
+  const storageNote = h("p", { class: "rn-quiz-note rn-quiz-almacen", hidden: true,
     text: "Este navegador no deja guardar el progreso: se perderá al cerrar la página." });
   const ctx = {
     save(question, entry) {
