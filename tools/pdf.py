@@ -73,7 +73,10 @@ def build_single_page() -> None:
     árbol de Sphinx (no toca el del sitio: una construcción del sitio después no lo
     relee todo)."""
     result = subprocess.run([
-        sys.executable, "-m", "sphinx", "-b", "singlehtml", "-W", "--keep-going",
+        # -E: un entorno nuevo cada vez. Reutilizar el guardado tras volver a
+        # ejecutar los notebooks dejó una vez el PDF sin el destino de
+        # book/referencias («El PDF no tiene destino para…»); en frío no pasaba.
+        sys.executable, "-m", "sphinx", "-b", "singlehtml", "-E", "-W", "--keep-going",
         "-q", "-d", str(OUT / ".doctrees"), str(ROOT), str(SINGLE),
     ], cwd=ROOT).returncode
     if result != 0:
