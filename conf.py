@@ -34,6 +34,9 @@ sys.path.insert(0, str(RAIZ / "book" / "_ext"))
 sys.path.insert(0, str(RAIZ / "tools"))  # pdf_sphinx: la página única de «make pdf»
 
 extensions = [
+    # La primera: sus catálogos de la interfaz pasan delante de los de los temas y las
+    # extensiones, que registran los suyos al cargarse (book/_ext/interfaz_es.py).
+    "interfaz_es",
     "sphinx_togglebutton",
     "sphinx_copybutton",
     "myst_nb",  # MyST y notebooks; las salidas salen de la caché de ejecución
@@ -44,7 +47,7 @@ extensions = [
     "sphinx_exercise",
     "sphinxcontrib.bibtex",
     # Las del libro (book/_ext):
-    "curso_sitio",  # interfaz en español, búsqueda, iconos, lanzamientos
+    "curso_sitio",  # búsqueda, iconos, lanzamientos, ajustes de página
     "curso_estadisticas",  # la página de estadísticas de ejecución
     "tiempo_lectura",  # el tiempo de cada capítulo
     "quiz_progress",
@@ -111,6 +114,13 @@ bibtex_reference_style = "author_year"
 # -- HTML -----------------------------------------------------------------------------
 
 html_theme = "sphinx_book_theme"
+# La interfaz en español: los catálogos de gettext (Sphinx compila los .po al construir;
+# book/_ext/interfaz_es.py) y, para los textos que el tema escribe sin gettext, sus
+# componentes propios en book/_templates/ (cada uno dice qué cambia).
+locale_dirs = ["book/_ext/locale"]
+# components/ va también en la ruta, como en los temas: sus plantillas incluyen
+# "../components/x.html" y "../macros/x.html".
+templates_path = ["book/_templates", "book/_templates/components"]
 html_favicon = "_assets/favicon.svg"
 html_static_path = ["_assets"]
 html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css",

@@ -383,7 +383,7 @@ def test_the_search_page_texts_of_this_sphinx_are_in_the_spanish_catalog():
     resumen vacío en la página de búsqueda."""
     import sphinx
 
-    from curso_sitio import _js_messages
+    from interfaz_es import _js_messages
 
     js = (Path(sphinx.__file__).parent / "themes" / "basic" / "static" /
           "searchtools.js").read_text(encoding="utf-8")

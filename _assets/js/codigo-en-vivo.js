@@ -176,7 +176,13 @@
             childList: true,
             subtree: true,
           });
-          window.thebelab.bootstrap();
+          // Sobre la configuración de la página (sphinx-thebe): el BinderHub del
+          // botón de Binder y sin MathJax 2 de cdnjs para las salidas (las fórmulas
+          // del sitio ya vienen dibujadas por KaTeX).
+          window.thebelab.bootstrap({
+            mathjaxUrl: false,
+            binderOptions: { binderUrl: url },
+          });
         })
         .catch(function () {
           started = false;

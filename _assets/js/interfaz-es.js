@@ -1,25 +1,14 @@
-// Ajustes de la interfaz en el navegador (los textos del HTML se traducen al construir,
-// en book/_ext/curso_sitio.py).
+// Ajustes de la interfaz en el navegador (los textos del HTML salen en español de los
+// catálogos y las plantillas: book/_ext/interfaz_es.py).
 (function () {
-  // Textos que otros scripts del sitio crean en inglés al cargar la página
-  // (p. ej. sphinx-togglebutton, en el botón de las soluciones desplegables).
-  var TEXTS = {
-    "Toggle hidden content": "Mostrar u ocultar el contenido",
-  };
-  var ATTRIBUTES = ["aria-label", "title"];
-
-  function translate(root) {
-    ATTRIBUTES.forEach(function (attribute) {
-      root.querySelectorAll("[" + attribute + "]").forEach(function (el) {
-        var spanish = TEXTS[el.getAttribute(attribute)];
-        if (spanish) el.setAttribute(attribute, spanish);
-      });
-    });
-  }
-
-  // «load» llega después de los DOMContentLoaded en los que esos scripts crean botones.
+  // sphinx-togglebutton 0.4.5 crea el botón de cada solución desplegable con
+  // aria-label="Toggle hidden content" fija en su JavaScript: togglebutton_hint solo
+  // cambia el aviso (data-toggle-hint) y ningún catálogo llega a esa etiqueta.
+  // «load» llega después del DOMContentLoaded en el que crea los botones.
   window.addEventListener("load", function () {
-    translate(document);
+    document.querySelectorAll("button.toggle-button").forEach(function (button) {
+      button.setAttribute("aria-label", "Mostrar u ocultar el contenido");
+    });
   });
 
   // En un teléfono o una tableta, el índice de la página (☷) se abre en un cuadro

@@ -4,32 +4,30 @@ Vive con el libro, no en ``resnorm`` (la biblioteca del curso no depende de Sphi
 ``conf.py`` la carga (en ``extensions``) desde ``book/_ext/``. Hace
 siete cosas:
 
-1. **Interfaz en español.** Los catálogos de ``book/_ext/locale/es/LC_MESSAGES/*.po``
-   (uno por dominio de gettext: ``sphinx``, ``booktheme``, ``exercise``) se compilan en
-   memoria al construir y pasan *delante* de los del tema, que quedan de respaldo. Los
-   pocos textos que las plantillas del tema escriben en inglés sin pasar por gettext se
-   traducen al generar cada página (``FIXED_TEXTS``).
+1. **Ajustes de la página por los ganchos de Sphinx**: los títulos de las soluciones
+   sin enlace (al pulsarlos se abre la solución; una transformación del árbol), las
+   referencias de la bibliografía como elementos de lista (el visitante de
+   ``citation``) y la configuración de Thebe de cada página (``html-page-context``).
+   La interfaz en español es ``interfaz_es.py`` (catálogos de gettext) más las
+   plantillas de ``book/_templates/``.
 2. **Búsqueda en español con y sin tildes** (``SpanishSearch``): el índice guarda la
    raíz sin tildes de cada palabra y, para las palabras con tilde, también la palabra
    entera sin tildes; el navegador quita las tildes de la raíz de la consulta.
 3. **Iconos ligeros.** En lugar de ``fontawesome.js`` (unos 540 KB comprimido: todos
    los iconos) el sitio usa las fuentes de «Font Awesome» que trae el tema, recortadas a
    los iconos que aparecen en el sitio (``_static/iconos/``).
-4. **El índice de búsqueda solo en la página de búsqueda** (las fórmulas las dibuja
-   KaTeX al construir: ``book/_ext/math_katex.py``).
-5. Quita scripts repetidos (``sphinx-thebe``) y copia los estáticos propios que cambien.
+4. **Resúmenes legibles en la página de búsqueda** (``_assets/js/busqueda.js``).
+5. Copia los estáticos propios que cambien.
 6. **Destinos de lanzamiento** (``configure_launch_targets``): un destino vacío en
    ``_config.yml`` no se muestra; el código en vivo (Thebe) sale de la copia del sitio
    (``_static/vendor/thebe/``, nunca de un CDN) y usa el mismo BinderHub que el botón
    de Binder (``_assets/js/codigo-en-vivo.js`` da los mensajes, en español).
 7. **Descripción de cada página** (``<meta name="description">``, del primer párrafo de
-   prosa), el índice alfabético sin letras griegas entre las latinas y los títulos de
-   las soluciones sin enlace (al pulsarlos se abre la solución).
+   prosa) y el índice alfabético sin letras griegas entre las latinas.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import unicodedata
@@ -37,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from sphinx.jinja2glue import BuiltinTemplateLoader
 from sphinx.search.es import SearchSpanish
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.writers.html5 import HTML5Translator
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -70,211 +69,93 @@ SITE_VERSION = _source_hash()
 
 
 # --------------------------------------------------------------------------------------
-# 1. Interfaz en español
+# 1. Ajustes de la página por los ganchos de Sphinx (la interfaz en español:
+#    interfaz_es.py y las plantillas de book/_templates/)
 # --------------------------------------------------------------------------------------
 
 
-def _compile_po(path: Path):
-    """Compila un ``.po`` en memoria y devuelve un ``gettext.GNUTranslations``."""
-    import gettext
+class UnlinkSolutionTitles(SphinxPostTransform):
+    """El título de cada solución, sin enlace.
 
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
+    sphinx-exercise titula cada solución «Solución del <a>Ejercicio 4.1</a>»: el
+    enlace ocupa casi todo el título desplegable y, al pulsarlo, lleva al enunciado en
+    vez de abrir la solución. El título queda como texto (el enunciado está justo
+    encima). Después de ``ResolveTitlesInSolutions`` (prioridad 21), que lo escribe.
+    """
 
-    with path.open("rb") as handle:
-        catalog = read_po(handle)
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog)
-    buffer.seek(0)
-    return gettext.GNUTranslations(buffer)
+    default_priority = 22
+    formats = ("html",)
 
+    def run(self, **kwargs) -> None:
+        from sphinx_exercise.nodes import solution_node
 
-def _install_catalogs(app, config) -> None:
-    """Pone los catálogos del curso delante de los de Sphinx y del tema."""
-    from sphinx import locale
-
-    language = config.language or "en"
-    folder = LOCALE_DIR / language / "LC_MESSAGES"
-    if not folder.is_dir():
-        return
-    for po in sorted(folder.glob("*.po")):
-        catalog = po.stem
-        ours = _compile_po(po)
-        previous = locale.translators.get(("general", catalog))
-        if previous is not None:
-            ours.add_fallback(previous)
-        locale.translators[("general", catalog)] = ours
-        if catalog == "sphinx":
-            app.translator = ours  # el que usan las plantillas Jinja (``_()``)
+        for solution in self.document.findall(solution_node):
+            title = solution.children[0] if solution.children else None
+            if isinstance(title, nodes.title):
+                for link in list(title.findall(nodes.reference)):
+                    link.replace_self(link.children)
 
 
-def _js_messages(language: str) -> dict[str, str | list[str]]:
-    """Los mensajes del catálogo ``sphinx`` para ``Documentation.addTranslations``: un
-    mensaje con plural, con la forma singular como clave y la lista de sus formas
-    (``Documentation.ngettext`` elige con ``plural_expr``)."""
-    po = LOCALE_DIR / language / "LC_MESSAGES" / "sphinx.po"
-    if not po.exists():
-        return {}
-    from babel.messages.pofile import read_po
+def visit_citation(self, node) -> None:
+    """Como el de docutils, con ``role="listitem"`` en cada referencia.
 
-    with po.open("rb") as handle:
-        catalog = read_po(handle)
-    messages: dict[str, str | list[str]] = {}
-    for m in catalog:
-        if not m.id or not m.string:
-            continue
-        if isinstance(m.id, tuple):
-            messages[m.id[0]] = list(m.string)
-        else:
-            messages[m.id] = m.string
-    return messages
-
-
-def _register_js_translations(app) -> None:
-    """Los textos que escribe el JavaScript de Sphinx (búsqueda) también en español."""
-    messages = _js_messages(app.config.language or "en")
-    if messages:
-        body = "Documentation.addTranslations(%s);" % json.dumps(
-            {
-                "locale": app.config.language,
-                "messages": messages,
-                "plural_expr": "n == 1 ? 0 : 1",  # español: singular solo para 1
-            },
-            ensure_ascii=False,
-            sort_keys=True,
-        )
-        # Después de translations.js (prioridad 500), que carga las de Sphinx.
-        app.add_js_file(None, body=body, priority=510)
-
-
-# Textos escritos en inglés directamente en las plantillas o en el HTML de myst-nb (no
-# pasan por gettext). Cada clave es un fragmento exacto de HTML; si el tema cambia y el
-# fragmento deja de aparecer, la prueba de la interfaz (tests/test_site_quality.py)
-# encuentra el texto inglés nuevo.
-FIXED_TEXTS: dict[str, str] = {
-    'title="Toggle primary sidebar"': 'title="Mostrar u ocultar el índice del curso"',
-    'aria-label="Toggle primary sidebar"': (
-        'aria-label="Mostrar u ocultar el índice del curso"'
-    ),
-    'title="Toggle secondary sidebar"': (
-        'title="Mostrar u ocultar el índice de la página"'
-    ),
-    'aria-label="Toggle secondary sidebar"': (
-        'aria-label="Mostrar u ocultar el índice de la página"'
-    ),
-    'aria-label="Main"': 'aria-label="Capítulos del curso"',
-    'aria-label="Page"': 'aria-label="Secciones de la página"',
-    # myst-nb: celdas con hide-input / hide-output / hide-cell. El resumen ya tiene
-    # texto visible: una aria-label distinta lo taparía para los lectores de pantalla.
-    '<summary aria-label="Toggle hidden content">': "<summary>",
-    ">Show code cell source<": ">Mostrar el código<",
-    ">Hide code cell source<": ">Ocultar el código<",
-    ">Show code cell output<": ">Mostrar la salida<",
-    ">Hide code cell output<": ">Ocultar la salida<",
-    ">Show code cell outputs<": ">Mostrar la salida<",
-    ">Hide code cell outputs<": ">Ocultar la salida<",
-    ">Show code cell content<": ">Mostrar la celda de código<",
-    ">Hide code cell content<": ">Ocultar la celda de código<",
-}
-
-# El logotipo de Binder/Colab/JupyterHub va junto a su nombre: es decorativo.
-_ALT_LOGO = re.compile(r'alt="[^"]*\s(?:logo|logotipo)"')
-# El botón de búsqueda con texto visible («Buscar Ctrl+K») no necesita aria-label: si
-# la tiene, el nombre accesible no contiene el texto visible (axe: label-content-name-
-# mismatch). El botón que solo tiene el icono conserva la suya.
-_SEARCH_FIELD_ARIA = re.compile(
-    r'(<button class="btn search-button-field[^"]*"[^>]*?) aria-label="[^"]*"'
-)
-# Los iconos (<i class="fa-...">) son decorativos: el botón o enlace que los contiene ya
-# tiene nombre.
-_ICON_TAG = re.compile(r'<i class="([^"]*\bfa[a-z-]*\b[^"]*)"(?![^>]*aria-hidden)')
-_ICON_TITLE = re.compile(r'(<i class="theme-switch[^"]*"[^>]*?)\s+title="[^"]*"')
-_FONTAWESOME_JS = re.compile(
-    r'\s*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>'
-)
-_SEARCH_BUTTONS = re.compile(
-    r'<button class="btn [^"]*\bsearch-button__button\b[^"]*"[^>]*>.*?</button>', re.S
-)
-_SEARCH_SCRIPTS = re.compile(
-    r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|'
-    r'searchindex\.js)"></script>'
-)
-
-
-# sphinx-exercise titula cada solución «Solución del <a>Ejercicio 4.1</a>»: el enlace
-# ocupa casi todo el título desplegable y, al pulsarlo, lleva al enunciado en vez de
-# abrir la solución. El título queda como texto (el enunciado está justo encima).
-_SOLUTION_TITLE = re.compile(
-    r'(<div class="solution dropdown admonition"[^>]*>\s*<p class="admonition-title">)'
-    r"(.*?)(</p>)",
-    re.S,
-)
-_LINK_TAG = re.compile(r"</?a\b[^>]*>")
-_THEBE_URL_JS = re.compile(r'const THEBE_JS_URL = "[^"]*"')
-_THEBE_BINDER_OPTIONS = re.compile(r"binderOptions: \{")
-
-
-def retouch_html(
-    html: str, pagename: str, thebe_url: str = "", binder_url: str = ""
-) -> str:
-    """Ajustes finales del HTML de una página (ver el docstring del módulo)."""
-    if thebe_url:
-        binder = json.dumps(binder_url.rstrip("/"))
-        html = _THEBE_URL_JS.sub(
-            lambda _: f"const THEBE_JS_URL = {json.dumps(thebe_url)}; "
-            f"window.CURSO_BINDER_URL = {binder}",
-            html,
-        )
-        # Sin esto Thebe 0.9 pide MathJax 2 a cdnjs para sus salidas (las fórmulas
-        # del sitio ya vienen dibujadas por KaTeX).
-        html = html.replace(
-            "requestKernel: true,",
-            "requestKernel: true,\n        mathjaxUrl: false,",
-            1,
-        )
-        if binder_url:
-            html = _THEBE_BINDER_OPTIONS.sub(
-                lambda m: f"{m.group(0)}\n        binderUrl: {binder},", html, count=1
-            )
-    for english, spanish in FIXED_TEXTS.items():
-        html = html.replace(english, spanish)
-    html = _SOLUTION_TITLE.sub(
-        lambda m: m.group(1) + _LINK_TAG.sub("", m.group(2)) + m.group(3), html
+    docutils pone ``role="doc-biblioentry"`` (rol obsoleto) dentro de un
+    ``role="list"``: para los lectores de pantalla no es una lista válida (axe:
+    aria-required-children, crítico). Ninguna opción de docutils ni de
+    sphinxcontrib-bibtex lo cambia.
+    """
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(
+        self.starttag(node, "div", classes=[node.tagname], role="listitem")
     )
-    html = _ALT_LOGO.sub('alt=""', html)
-    html = _SEARCH_FIELD_ARIA.sub(r"\1", html)
-    html = _ICON_TITLE.sub(r"\1", html)
-    html = _ICON_TAG.sub(r'<i class="\1" aria-hidden="true"', html)
-    # docutils: role="list" con hijos doc-biblioentry (rol obsoleto) no es una lista
-    # válida para los lectores de pantalla (axe: aria-required-children, crítico).
-    html = html.replace('role="doc-biblioentry"', 'role="listitem"')
-    html = _FONTAWESOME_JS.sub("", html)
-    if pagename == "search":
-        # La página de búsqueda ya tiene su campo: sin los botones que abren otro.
-        html = _SEARCH_BUTTONS.sub("", html)
-    if pagename != "search":
-        # pydata-sphinx-theme los carga en todas las páginas para la búsqueda mientras
-        # se escribe, que este sitio no usa (search_as_you_type = False): el formulario
-        # lleva a search.html, que sí los carga.
-        html = _SEARCH_SCRIPTS.sub("", html)
-    return html
 
 
-class CourseTemplates(BuiltinTemplateLoader):
-    """Las plantillas de siempre, con ``retouch_html`` aplicado a cada página."""
+def thebe_settings(thebe_url: str, binder_url: str, selectors: dict) -> str:
+    """El script de configuración de Thebe de una página (ver ``_thebe_script``)."""
+    values = {
+        "THEBE_JS_URL": thebe_url,
+        "thebe_selector": selectors.get("selector", ""),
+        "thebe_selector_input": selectors.get("selector_input", ""),
+        "thebe_selector_output": selectors.get("selector_output", ""),
+    }
+    lines = [f"const {name} = {json.dumps(value)}" for name, value in values.items()]
+    lines.append(f"window.CURSO_BINDER_URL = {json.dumps(binder_url.rstrip('/'))}")
+    return "; ".join(lines)
 
-    def init(self, builder, theme=None, dirs=None) -> None:
-        super().init(builder, theme, dirs)
-        launch = builder.config.html_theme_options.get("launch_buttons") or {}
-        self._binder_url = str(launch.get("binderhub_url") or "")
 
-    def render(self, template: str, context: dict) -> str:
-        html = super().render(template, context)
-        if template.endswith(".html") and "pagename" in context:
-            pathto = context.get("pathto")
-            thebe = pathto(THEBE_JS, 1) if callable(pathto) else ""
-            html = retouch_html(html, context["pagename"], thebe, self._binder_url)
-        return html
+def _thebe_script(app, pagename, templatename, context, doctree) -> None:
+    """La configuración de Thebe de la página: la copia del sitio y el BinderHub.
+
+    sphinx-thebe 0.3.1 registra en línea ``const THEBE_JS_URL`` con Thebe en unpkg.com
+    (sin opción para cambiarlo) y, si ``env-before-read-docs`` ocurre dos veces, lo
+    registra dos veces (dos ``const``: error de consola). Aquí sus copias se cambian
+    por una con la ruta de ``_static/vendor/thebe/`` relativa a la página y el
+    BinderHub del botón de Binder, que lee ``_assets/js/codigo-en-vivo.js``.
+    """
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    from sphinx.builders.html._assets import _JavaScript
+
+    theirs = [
+        i for i, script in enumerate(scripts)
+        if str(getattr(script, "attributes", {}).get("body", "")).startswith(
+            "const THEBE_JS_URL"
+        )
+    ]
+    if not theirs:
+        return
+    launch = app.config.html_theme_options.get("launch_buttons") or {}
+    body = thebe_settings(
+        context["pathto"](THEBE_JS, 1),
+        str(launch.get("binderhub_url") or ""),
+        app.config.thebe_config,
+    )
+    first = scripts[theirs[0]]
+    kept = [s for i, s in enumerate(scripts) if i not in theirs]
+    kept.insert(theirs[0], _JavaScript(None, priority=first.priority, body=body))
+    context["script_files"] = kept
 
 
 # --------------------------------------------------------------------------------------
@@ -503,32 +384,8 @@ def _write_icon_fonts(app, exception) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# 5. Scripts repetidos
+# 5. Resúmenes de la búsqueda y estáticos propios
 # --------------------------------------------------------------------------------------
-
-
-def _dedupe_scripts(
-    app, pagename: str, templatename: str, context: dict, doctree
-) -> None:
-    """Quita scripts repetidos de la página.
-
-    ``sphinx-thebe`` 0.3.1 registra su configuración en línea en cada lectura del
-    entorno (``env-before-read-docs``); si ese evento ocurre dos veces, la página
-    declara dos veces ``const THEBE_JS_URL`` y el navegador da un error de consola.
-    """
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen: set[tuple[str, str]] = set()
-    unique = []
-    for script in scripts:
-        # sphinx-thebe registra una copia con filename=None y otra con "": mismas.
-        attributes = sorted(getattr(script, "attributes", {}).items())
-        key = (getattr(script, "filename", None) or "", repr(attributes))
-        if key not in seen:
-            seen.add(key)
-            unique.append(script)
-    context["script_files"] = unique
 
 
 def _search_summaries(app, pagename, templatename, context, doctree) -> None:
@@ -764,10 +621,7 @@ def configure_launch_targets(options: dict) -> dict:
 
 
 def _config_inited(app, config) -> None:
-    _install_catalogs(app, config)
-    _register_js_translations(app)
     config.html_theme_options = configure_launch_targets(config.html_theme_options)
-    config.template_bridge = f"{__name__}.CourseTemplates"
 
 
 def _renumber_unnumbered_figures(app, env) -> list[str]:
@@ -815,7 +669,10 @@ def setup(app) -> dict[str, Any]:
     app.add_css_file(ICONS_CSS)
     app.add_js_file("js/interfaz-es.js", priority=900)
     app.add_js_file("js/codigo-en-vivo.js", priority=900)
-    app.connect("html-page-context", _dedupe_scripts, priority=900)
+    app.connect("html-page-context", _thebe_script, priority=900)
+    app.add_post_transform(UnlinkSolutionTitles)
+    app.add_node(nodes.citation, override=True,
+                 html=(visit_citation, HTML5Translator.depart_citation))
     app.connect("html-page-context", _search_summaries, priority=910)
     app.connect("html-page-context", _add_description, priority=920)
     app.connect("html-page-context", _group_genindex, priority=920)
@@ -830,9 +687,8 @@ __all__ = [
     "configure_launch_targets",
     "group_index_letters",
     "page_description",
-    "CourseTemplates",
-    "FIXED_TEXTS",
-    "retouch_html",
+    "UnlinkSolutionTitles",
+    "thebe_settings",
     "strip_accents",
     "used_icon_codepoints",
 ]
