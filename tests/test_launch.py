@@ -126,15 +126,28 @@ def test_an_unconfigured_launch_target_is_dropped():
     assert bare["launch_buttons"] == {} and bare["use_repository_button"] is False
 
 
-def test_thebe_and_the_binder_button_use_the_same_binderhub(built_site):
-    # La construcción escribe binderUrl en la configuración de Thebe: el mismo
-    # BinderHub que el botón de Binder.
-    html = page_of(NOTEBOOKS[0]).read_text(encoding="utf-8")
-    config = BeautifulSoup(html, "html.parser").select_one(
-        'script[type="text/x-thebe-config"]').string
+# Thebe con la red cortada de otra forma: el BinderHub «responde» (fetch) y thebelab es
+# un doble que guarda las opciones con que se arranca.
+_THEBE_STUB_JS = """() => {
+  window.fetch = () => Promise.resolve({});
+  window.thebelab = {on() {}, bootstrap(options) { window.__thebe = options; }};
+  window.initThebe();
+}"""
+
+
+def test_thebe_and_the_binder_button_use_the_same_binderhub(page_factory, site_url):
+    # codigo-en-vivo.js arranca Thebe con el BinderHub del botón de Binder (el que la
+    # construcción escribe en la página) y sin MathJax 2 de cdnjs.
+    rec = page_factory()
+    page = rec.next_visit()
+    rel = page_of(NOTEBOOKS[0]).relative_to(BUILD_HTML).as_posix()
+    page.goto(f"{site_url}/{rel}", wait_until="load")
+    page.evaluate(_THEBE_STUB_JS)
+    page.wait_for_function("() => window.__thebe", timeout=10_000)
+    options = page.evaluate("() => window.__thebe")
     binder = LAUNCH["binderhub_url"].rstrip("/")
-    assert re.search(rf'binderUrl:\s*"{re.escape(binder)}"', config), config
-    assert "mathjaxUrl: false" in config  # sin MathJax 2 de cdnjs
+    assert options["binderOptions"]["binderUrl"] == binder, options
+    assert options["mathjaxUrl"] is False, options  # sin MathJax 2 de cdnjs
 
 
 @pytest.mark.build
