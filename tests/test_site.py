@@ -36,7 +36,9 @@ THEME_CATALOGS = (
 THEME_TEMPLATES = ("pydata_sphinx_theme/theme", "sphinx_book_theme/theme")
 # Los paquetes que traducen desde Python (sus catálogos en español no están completos).
 THEME_CODE = ("sphinx_book_theme", "sphinx_exercise", "sphinx_togglebutton")
-GETTEXT_CALL = re.compile(r"""\b(?:translation|translate|_)\(\s*["']([^"']+)["']\s*\)""")
+GETTEXT_CALL = re.compile(
+    r"""\b(?:translation|translate|_)\(\s*["']([^"']+)["']\s*\)"""
+)
 HARD_CODED = (
     "Toggle hidden content",  # myst-nb (resumen) y sphinx-togglebutton (botón)
     "Show code cell", "Hide code cell",  # myst-nb: nb_code_prompt_show / _hide
@@ -160,7 +162,8 @@ def test_a_folded_cell_summary_says_what_it_hides_in_spanish():
     assert '<details class="admonition hide above-input">' in html
     assert "<summary>\n" in html and "aria-label" not in html  # su texto es su nombre
     assert ">Mostrar el código<" in html and ">Ocultar el código<" in html
-    assert interfaz_es.cell_prompts(folded("cell_code_output"))[0] == "Mostrar la salida"
+    output = interfaz_es.cell_prompts(folded("cell_code_output"))
+    assert output == ("Mostrar la salida", "Ocultar la salida")
     both = folded("cell_code_source", "cell_code_output")
     assert interfaz_es.cell_prompts(both) == interfaz_es.WHOLE_CELL
 
