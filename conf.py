@@ -111,6 +111,9 @@ bibtex_reference_style = "author_year"
 # -- HTML -----------------------------------------------------------------------------
 
 html_theme = "sphinx_book_theme"
+# Plantillas propias sobre las del tema: book/_templates/layout.html cambia lo que
+# la cabecera pide antes del primer dibujo.
+templates_path = ["book/_templates"]
 html_favicon = "_assets/favicon.svg"
 html_static_path = ["_assets"]
 html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css",
