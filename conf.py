@@ -116,7 +116,8 @@ bibtex_reference_style = "author_year"
 html_theme = "sphinx_book_theme"
 # La interfaz en español: los catálogos de gettext (Sphinx compila los .po al construir;
 # book/_ext/interfaz_es.py) y, para los textos que el tema escribe sin gettext, sus
-# componentes propios en book/_templates/ (cada uno dice qué cambia).
+# componentes propios en book/_templates/ (cada uno dice qué cambia);
+# book/_templates/layout.html cambia lo que la cabecera pide antes del primer dibujo.
 locale_dirs = ["book/_ext/locale"]
 # components/ va también en la ruta, como en los temas: sus plantillas incluyen
 # "../components/x.html" y "../macros/x.html".

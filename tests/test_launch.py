@@ -30,7 +30,6 @@ from packaging.specifiers import SpecifierSet
 from tests.helpers import BUILD_HTML, ROOT, notebook_paths
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-import tema_ligero  # noqa: E402
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPOSITORY = CONFIG["repository"]
@@ -251,9 +250,7 @@ def test_live_code_button_starts_thebe_on_this_repository_and_branch(notebook_pa
     assert re.search(r'name:\s*"python3"', text), text
     folder = Path(repo_path(path)).parent.as_posix()
     assert re.search(rf'path:\s*"\./{folder}"', text), text
-    # Con «src» o pedido después del primer dibujo (book/_ext/tema_ligero.py).
     scripts = [s.get("src", "") for s in soup.find_all("script")]
-    scripts += tema_ligero.late_script_sources(html)
     assert any("sphinx-thebe.js" in s for s in scripts), scripts
     thebe = next(i for i, s in enumerate(scripts) if "sphinx-thebe.js" in s)
     ours = next(i for i, s in enumerate(scripts) if "codigo-en-vivo.js" in s)

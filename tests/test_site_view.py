@@ -1062,35 +1062,19 @@ def test_solution_title_opens_the_solution(tab, site_url):
     assert not rec.console_errors, rec.console_errors
 
 
-LATE_JS = """() => {
-  const paint = performance.getEntriesByName("first-contentful-paint")[0];
-  const late = performance.getEntriesByType("resource")
-    .filter((r) => /\\/(bootstrap|pydata-sphinx-theme|copybutton)\\.js/.test(r.name));
-  return {
-    paint: paint ? paint.startTime : null,
-    late: late.map((r) => [r.name.split("/").pop().split("?")[0], r.startTime]),
-    ready: document.documentElement.dataset.scriptsTardios || "",
-    bootstrap: typeof window.bootstrap,
-    copy: document.querySelectorAll("button.copybtn").length,
-    code: document.querySelectorAll("div.highlight pre").length,
-  };
-}"""
+SCRIPTS_JS = """() => ({
+  bootstrap: typeof window.bootstrap,
+  copy: document.querySelectorAll("button.copybtn").length,
+  code: document.querySelectorAll("div.highlight pre").length,
+})"""
 
 
-def test_menu_search_and_copy_scripts_arrive_after_the_first_paint_and_work(
-    tab, site_url
-):
-    """Los scripts del menú, el buscador y «Copiar» se piden después del primer
-    dibujo (book/_ext/tema_ligero.py), y llegan: Bootstrap está y cada bloque de
-    código tiene su botón de copiar."""
+def test_menu_search_and_copy_scripts_load_deferred_and_work(tab, site_url):
+    """Los scripts del menú, el buscador y «Copiar» se cargan con «defer»
+    (book/_ext/tema_ligero.py) y funcionan: Bootstrap está y cada bloque de código
+    tiene su botón de copiar."""
     rec, page = _open_chapter(tab, site_url, "telefono-claro")
-    seen = page.evaluate(LATE_JS)
-    assert seen["ready"] == "listos", seen
-    assert seen["paint"] is not None, seen
-    names = sorted(name for name, _ in seen["late"])
-    assert names == ["bootstrap.js", "copybutton.js", "pydata-sphinx-theme.js"], seen
-    early = [name for name, start in seen["late"] if start < seen["paint"]]
-    assert not early, f"pedidos antes del primer dibujo: {early} ({seen})"
+    seen = page.evaluate(SCRIPTS_JS)
     assert seen["bootstrap"] == "object", seen
     assert seen["code"] > 0 and seen["copy"] == seen["code"], seen
     assert not rec.console_errors, rec.console_errors
@@ -1103,10 +1087,10 @@ def test_menu_search_and_copy_scripts_arrive_after_the_first_paint_and_work(
 def test_the_page_is_drawn_in_the_readers_theme_before_the_theme_script(
     system, chosen, drawn, browser, site_url
 ):
-    """El tema (data-theme) con que se dibuja la página sale de <head>, antes de que
-    llegue pydata-sphinx-theme.js (un script tardío): el que eligió el lector o, si no
-    eligió, el de su sistema. Sin eso, en un sistema oscuro la página se dibujaba en
-    claro y cambiaba después."""
+    """El tema (data-theme) con que se dibuja la página sale de <head>
+    (book/_templates/layout.html), antes de que llegue pydata-sphinx-theme.js: el que
+    eligió el lector o, si no eligió, el de su sistema. Sin eso, en un sistema oscuro
+    la página se dibujaba en claro y cambiaba después."""
     context = browser.new_context(color_scheme=system)
     try:
         if chosen:

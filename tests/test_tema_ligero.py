@@ -123,83 +123,103 @@ def test_svg_figures_get_their_size_and_load_lazily_but_the_cover_does_not(tmp_p
     assert '<img width="400" height="300" alt="Portada"' in out
 
 
-def test_launch_menu_logos_load_when_the_menu_opens():
-    html = ('<img alt="" src="../_static/images/logo_binder.svg">'
-            '<img alt="" src="../_static/images/logo_colab.png">'
-            '<img alt="" src="../_static/otra.png">')
-    out = tema_ligero.lazy_launch_logos(html)
-    assert out.count('loading="lazy"') == 2
-    assert '<img alt="" src="../_static/otra.png">' in out
+# --- Los scripts, con «defer»; la cabecera, de book/_templates/layout.html ----------
 
 
-# --- Los scripts que esperan al primer dibujo ---------------------------------------
+def _script(name: str, **attributes):
+    from sphinx.builders.html._assets import _JavaScript
 
-PAGE_SCRIPTS = """<html><head>
-<script src="../_static/doctools.js?v=1"></script>
-<script defer="defer" src="../_static/copybutton.js?v=2"></script>
-<script defer="defer" src="../_static/togglebutton.js?v=3"></script>
-<script async="async" src="../_static/sphinx-thebe.js?v=4"></script>
-</head><body><p>Texto</p>
-<script defer="defer" src="../_static/js/codigo-en-vivo.js?v=5"></script>
-<script defer src="../_static/scripts/bootstrap.js?digest=a&amp;b"></script>
-</body></html>"""
+    return _JavaScript(name, **attributes)
 
 
-def test_late_scripts_leave_the_page_and_load_in_order_after_the_first_paint():
-    import json
-
-    out = tema_ligero.load_after_first_paint(PAGE_SCRIPTS)
-    # Se quedan: los síncronos y los que cambian lo que se ve al cargar.
-    assert '<script src="../_static/doctools.js?v=1"></script>' in out
-    assert '<script defer="defer" src="../_static/togglebutton.js?v=3">' in out
-    for name in ("copybutton", "sphinx-thebe", "codigo-en-vivo", "bootstrap"):
-        assert f'src="../_static/{name}' not in out.split("tema_ligero.py")[0], name
-    loader = out[out.index("tema_ligero.py: scripts"):out.index("</body>")]
-    late = json.loads(re.search(r"\}\)\((\[.*\])\);", loader, re.S).group(1))
-    assert late == [
-        {"src": "../_static/copybutton.js?v=2"},
-        {"src": "../_static/sphinx-thebe.js?v=4"},
-        {"src": "../_static/js/codigo-en-vivo.js?v=5"},
-        {"src": "../_static/scripts/bootstrap.js?digest=a&b"},
+def test_scripts_of_the_theme_and_extensions_get_defer_in_the_same_order():
+    scripts = [
+        _script("_static/documentation_options.js", priority=200),
+        _script("_static/copybutton.js", priority=500),
+        _script("", body="let toggleHintShow = 'x';", priority=500),
+        _script("_static/sphinx-thebe.js", priority=500, **{"async": "async"}),
+        _script("_static/js/widgets-estaticos.js", priority=500),
+        _script("", type="application/vnd.jupyter.widget-state+json", body="{}"),
+        _script("_static/design-tabs.js", priority=500,
+                **{"data-sd-tabs-storage-prefix": "sd-"}),
+        _script("https://example.invalid/externo.js"),
     ]
-    assert "requestAnimationFrame" in loader and "script.async = false" in loader
-    assert '"first-contentful-paint"' in loader and "buffered: true" in loader
-    assert f'scriptsTardios = "{tema_ligero.LATE_READY}"' in loader
-    # Otra pasada (una construcción incremental) no cambia nada.
-    assert tema_ligero.load_after_first_paint(out) == out
+    context = {"script_files": scripts}
+    tema_ligero._defer_scripts(None, "intro", "page.html", context, None)
+    out = context["script_files"]
+    assert [s.filename for s in out] == [s.filename for s in scripts]
+    assert [s.priority for s in out] == [s.priority for s in scripts]
+    deferred = [s.filename for s in out if s.attributes.get("defer") == "defer"]
+    assert deferred == ["_static/copybutton.js", "_static/design-tabs.js"]
+    # Los demás atributos siguen; lo que no se toca es el mismo objeto.
+    assert out[6].attributes["data-sd-tabs-storage-prefix"] == "sd-"
+    for i in (0, 2, 3, 4, 5, 7):
+        assert out[i] is scripts[i], scripts[i]
 
 
-def test_a_page_without_late_scripts_is_left_alone():
-    html = '<body><script defer src="../_static/togglebutton.js"></script></body>'
-    assert tema_ligero.load_after_first_paint(html) == html
+def _pages(built_site: Path) -> dict[Path, str]:
+    """Las páginas del tema (sin las que solo redirigen, como index.html)."""
+    texts = {p: p.read_text(encoding="utf-8") for p in built_site.rglob("*.html")
+             if "_static" not in p.relative_to(built_site).parts}
+    return {p: t for p, t in texts.items() if 'rel="stylesheet"' in t}
 
 
-# --- El tema, resuelto antes del primer dibujo ------------------------------------
+def test_every_page_defers_its_scripts_but_those_inline_code_needs(built_site):
+    """Cada ``<script src>`` de cada página lleva ``defer`` o ``async``, menos los
+    de ``KEEP_SYNC``; y ninguna página pide scripts por adelantado (preload)."""
+    from bs4 import BeautifulSoup
 
-
-THEME_HEAD = """<script data-cfasync="false">
-    document.documentElement.dataset.mode = localStorage.getItem("mode") || "auto";
-    document.documentElement.dataset.theme = localStorage.getItem("theme") || "auto";
-  </script>"""
-
-
-def test_the_theme_is_resolved_in_head_from_the_mode_as_the_theme_script_does():
-    out = tema_ligero.resolve_theme_before_paint(THEME_HEAD)
-    assert 'localStorage.getItem("theme")' not in out
-    assert 'dataset.mode = localStorage.getItem("mode") || "auto";' in out
-    assert '(prefers-color-scheme: dark)' in out
-    assert 'if (mode === "light" || mode === "dark") return mode;' in out
-    # Otra pasada (una construcción incremental) no cambia nada.
-    assert tema_ligero.resolve_theme_before_paint(out) == out
-
-
-def test_every_built_page_resolves_its_theme_before_the_first_paint(built_site):
-    texts = {p: p.read_text(encoding="utf-8") for p in built_site.rglob("*.html")}
-    pages = {p: t for p, t in texts.items() if "dataset.mode" in t}
+    pages = _pages(built_site)
     assert len(pages) > 10
+    blocking = set()
     for page, text in pages.items():
-        assert 'localStorage.getItem("theme")' not in text, page
-        assert "tema_ligero.py: como setTheme" in text, page
+        soup = BeautifulSoup(text, "html.parser")
+        for script in soup.find_all("script", src=True):
+            name = script["src"].split("?")[0].rsplit("/", 1)[-1]
+            if not (script.has_attr("defer") or script.has_attr("async")
+                    or name in tema_ligero.KEEP_SYNC):
+                blocking.add((page.relative_to(built_site).as_posix(), name))
+        preloads = soup.select('link[rel="preload"][as="script"]')
+        assert not preloads, f"{page}: {preloads}"
+    assert not blocking, sorted(blocking)
+
+
+def test_every_page_resolves_its_theme_before_the_first_stylesheet(built_site):
+    """data-theme sale de <head> ya claro u oscuro (el modo elegido o el del
+    sistema), antes de la primera hoja de estilo (book/_templates/layout.html)."""
+    for page, text in _pages(built_site).items():
+        head = text[:text.index("</head>")]
+        guess = head.find("window.matchMedia(\"(prefers-color-scheme: dark)\")")
+        assert 0 <= guess < head.index('rel="stylesheet"'), page
+        assert 'localStorage.getItem("theme")' not in head, page
+        assert 'if (mode === "light" || mode === "dark") return mode;' in head, page
+
+
+def test_every_preload_of_a_page_names_a_file_of_the_site(built_site):
+    """Las fuentes que la cabecera pide por adelantado (iconos, KaTeX) existen: un
+    nombre que cambia en curso_sitio.py no deja un preload roto."""
+    from bs4 import BeautifulSoup
+
+    icons = 0
+    for page, text in _pages(built_site).items():
+        head = BeautifulSoup(text[:text.index("</head>")], "html.parser")
+        for link in head.select('link[rel="preload"]'):
+            target = (page.parent / link["href"].split("?")[0]).resolve()
+            assert target.is_file(), f"{page}: {link}"
+            icons += "/iconos/" in link["href"]
+    assert icons >= 2 * 10
+
+
+def test_the_theme_scripts_are_the_theme_s_own_files(built_site):
+    """Ningún archivo del tema se parchea: los scripts que sirve el sitio son los
+    del paquete instalado, byte a byte."""
+    import pydata_sphinx_theme
+
+    theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    for rel in ("scripts/pydata-sphinx-theme.js", "scripts/bootstrap.js"):
+        built = (built_site / "_static" / rel).read_bytes()
+        assert built == (theme / "static" / rel).read_bytes(), rel
+
 
 
 # --- El código de los widgets, fuera del estado de la página ------------------------

@@ -9,21 +9,17 @@ del sitio o en algún JavaScript de ``_static`` (así siguen las clases que el
 JavaScript del tema pone y quita: ``show``, ``collapsing``, el modo oscuro…). Las
 variables, ``@font-face``, ``@keyframes`` y los selectores sin clases quedan todos.
 
-Además, los scripts del tema y de las extensiones se cargan con ``defer``: ya no
-bloquean el primer dibujo y se ejecutan en el mismo orden, antes de
-``DOMContentLoaded``. Quedan síncronos los que usan los scripts en línea de la página
-(``documentation_options.js``, ``doctools.js``) y ``translations.js``, que debe ir
-antes de las traducciones propias del curso (que lo sobrescriben).
+Además, los scripts del tema y de las extensiones se cargan con ``defer``
+(``_defer_scripts``); lo que la cabecera pide antes del primer dibujo lo decide la
+plantilla ``book/_templates/layout.html``.
 
 La hoja ``basic.css`` de Sphinx, que el tema pedía con un ``@import`` desde
 ``styles/theme.css`` (un viaje más antes del primer dibujo), se escribe recortada
 dentro de ``theme.css``. Cada página carga ``_assets/css/reserva.css`` (el alto de cada
-widget reservado antes de dibujarse), pide desde ``<head>`` las fuentes de los iconos,
+widget reservado antes de dibujarse),
 y los diagramas SVG llevan su ancho y alto. Las hojas grandes de las extensiones
 (sphinx-book-theme, sphinx-design, myst-nb) se recortan igual que la del tema.
-``pydata-sphinx-theme.js`` ya no obliga a componer la página antes del primer dibujo
-ni una vez por caja desplazable (``patch_theme_js``), y no se pide por adelantado
-desde ``<head>``. Cada tramo de hojas de estilo seguidas se sirve en un solo archivo
+Cada tramo de hojas de estilo seguidas se sirve en un solo archivo
 (``bundle_styles``): de 18 peticiones antes del primer dibujo a 5.
 
 El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
@@ -249,9 +245,19 @@ def _inline_basic(outdir: Path, used: set[str]) -> None:
     target.write_text(f"{_MARK}\n{css}", encoding="utf-8")
 
 
-# widgets-estaticos.js se carga sin «defer», justo después del estado de los widgets:
-# reserva la caja de cada widget mientras se lee la página, antes de pintarla (sin
-# saltos), y dibuja el widget cuando se acerca a la pantalla.
+# Los scripts del tema y de las extensiones se cargan con «defer»: ya no bloquean el
+# primer dibujo y se ejecutan en el mismo orden, antes de DOMContentLoaded. Los
+# propios del curso lo piden ellos mismos (``app.add_js_file(…,
+# loading_method="defer")``), pero Sphinx no tiene opción para cambiar cómo se cargan
+# los que añaden otros (sphinx-copybutton, togglebutton, sphinx-thebe, sphinx-design,
+# sphinx-book-theme, los de Sphinx): cada página recibe su lista en
+# ``html-page-context`` (``script_files``) y aquí se cambia cada entrada por la misma
+# con ``defer``. Se quedan síncronos los que usan los scripts en línea de la página
+# (``documentation_options.js``, ``doctools.js``), ``translations.js``, que debe ir
+# antes de las traducciones propias del curso (que lo sobrescriben), y
+# widgets-estaticos.js, justo después del estado de los widgets: reserva la caja de
+# cada widget mientras se lee la página, antes de pintarla (sin saltos), y dibuja el
+# widget cuando se acerca a la pantalla.
 KEEP_SYNC = (
     "documentation_options.js",
     "doctools.js",
@@ -260,46 +266,24 @@ KEEP_SYNC = (
 )
 
 
-def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
-    from sphinx.builders.html._assets import _JavaScript
+def deferred(script):
+    """``script`` (una entrada de ``script_files``) con ``defer``, si le toca."""
+    name = str(getattr(script, "filename", "") or "")
+    attributes = getattr(script, "attributes", None)
+    if (attributes is None or not name or "://" in name
+            or posixpath.basename(name.split("?")[0]) in KEEP_SYNC
+            or {"body", "async", "defer", "type"} & attributes.keys()):
+        return script
+    return type(script)(name, priority=script.priority,
+                        **{**attributes, "defer": "defer"})
 
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    out = []
-    for script in scripts:
-        name = str(getattr(script, "filename", "") or "")
-        attributes = dict(getattr(script, "attributes", {}) or {})
-        base = name.split("?")[0].rsplit("/", 1)[-1]
-        if (name and "://" not in name and base not in KEEP_SYNC
-                and not attributes.get("body")
-                and not {"async", "defer", "type"} & attributes.keys()):
-            attributes["defer"] = "defer"
-            attributes.pop("priority", None)
-            script = _JavaScript(name, priority=getattr(script, "priority", 500),
-                                 **attributes)
-        out.append(script)
-    context["script_files"] = out
+
+def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
+    context["script_files"] = [deferred(s) for s in context.get("script_files", [])]
 
 
 # El alto de cada widget, reservado antes de dibujarlo (_assets/css/reserva.css).
 RESERVA_CSS = "css/reserva.css"
-
-
-# Los iconos de la cabecera (fuentes recortadas de book/_ext/curso_sitio.py, con
-# font-display: block) se ven en el primer dibujo: se piden desde <head>.
-ICON_FONTS = ("iconos/fa-solid-900.woff", "iconos/fa-brands-400.woff")
-
-
-def _preload_icons(app, pagename, templatename, context, doctree) -> None:
-    if "pathto" not in context:
-        return
-    links = "".join(
-        f'\n<link rel="preload" href="{context["pathto"]("_static/" + f, 1)}" '
-        'as="font" type="font/woff" crossorigin />'
-        for f in ICON_FONTS
-    )
-    context["metatags"] = context.get("metatags", "") + links
 
 
 # Los diagramas SVG de {figure} (book/figuras/) llegan sin width ni height: hasta que
@@ -343,17 +327,6 @@ def size_svg_images(html: str, page: Path) -> str:
     return _SVG_IMG.sub(add, html)
 
 
-# Los iconos de Binder y Colab del menú «Abrir en…» de cada capítulo: el menú está
-# cerrado al cargar, así que se piden cuando se abre.
-_LAUNCH_LOGO = re.compile(
-    r'<img alt="" src="([^"]*_static/images/logo_[a-z_]+\.(?:svg|png))">'
-)
-
-
-def lazy_launch_logos(html: str) -> str:
-    return _LAUNCH_LOGO.sub(r'<img alt="" src="\1" loading="lazy">', html)
-
-
 # Las figuras de matplotlib llegan en línea (``resnorm.book.figure_html``: un PNG en
 # base64 dentro de la salida de la celda, para que el notebook se vea igual en
 # Jupyter o Colab). En el sitio, ese base64 viaja dentro del HTML: el capítulo 9
@@ -394,144 +367,6 @@ def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
         return f'{match.group(1)}{href}"'
 
     return _INLINE_PNG.sub(move, html)
-
-
-# Los scripts que solo sirven cuando el lector ya hace algo (copiar código, abrir un
-# menú o el buscador, el código en vivo, el resaltado de lo buscado) se piden después
-# del primer dibujo. Con «defer» se pedían a la vez que el HTML, las hojas y las
-# fuentes, y en un 4G lento les quitaban la conexión: en Lighthouse, el primer dibujo
-# completo (LCP) llegaba 150–300 ms más tarde. Se siguen ejecutando en el mismo orden,
-# justo después del primer dibujo con contenido (FCP, o el primer fotograma donde el
-# navegador no lo anota); cuando ha llegado el último, <html> lleva
-# data-scripts-tardios="listos". Se quedan como estaban los que cambian lo que se ve
-# al cargar (togglebutton.js pliega las soluciones, interfaz-es.js traduce lo que
-# otros crean al cargar), los que solo escuchan DOMContentLoaded (design-tabs.js) y
-# los que otros usan al cargar (searchtools.js lee SPHINX_HIGHLIGHT_ENABLED, de
-# sphinx_highlight.js).
-LATE_SCRIPTS = (
-    "clipboard.min.js",
-    "copybutton.js",
-    "sphinx-thebe.js",
-    "codigo-en-vivo.js",
-    "bootstrap.js",
-    "pydata-sphinx-theme.js",
-)
-LATE_READY = "listos"
-_SCRIPT_TAG = re.compile(r"<script\b([^>]*)></script>\n?")
-_ATTRIBUTE = re.compile(r'([\w-]+)(?:="([^"]*)")?')
-_LATE_LOADER = """<script>/* tema_ligero.py: scripts después del primer dibujo */
-(function (scripts) {
-  var started = false;
-  function load() {
-    if (started) return;
-    started = true;
-    var left = scripts.length;
-    scripts.forEach(function (attributes) {
-      var script = document.createElement("script");
-      Object.keys(attributes).forEach(function (name) {
-        script.setAttribute(name, attributes[name]);
-      });
-      script.async = false;
-      script.onload = script.onerror = function () {
-        if (--left === 0) document.documentElement.dataset.scriptsTardios = "%s";
-      };
-      document.head.appendChild(script);
-    });
-  }
-  function afterFirstPaint() {
-    // Tras el primer dibujo con contenido ya en pantalla (FCP). El primer fotograma
-    // (requestAnimationFrame) no basta: con la CPU ocupada, el navegador lo presenta
-    // decenas de ms después, y los scripts ya se estaban pidiendo.
-    var types = window.PerformanceObserver && PerformanceObserver.supportedEntryTypes;
-    if (types && types.indexOf("paint") >= 0) {
-      new PerformanceObserver(function (list, observer) {
-        if (list.getEntriesByName("first-contentful-paint").length) {
-          observer.disconnect();
-          setTimeout(load, 0);
-        }
-      }).observe({ type: "paint", buffered: true });
-    } else {
-      requestAnimationFrame(function () { setTimeout(load, 0); });
-    }
-    setTimeout(load, 1000);  // una pestaña oculta no dibuja
-  }
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", afterFirstPaint);
-  } else {
-    afterFirstPaint();
-  }
-})(%s);
-</script>
-"""
-
-
-_LATE_LIST = re.compile(r"scripts después del primer dibujo \*/.*?\}\)\((\[.*?\])\);",
-                        re.S)
-
-
-def late_script_sources(html: str) -> list[str]:
-    """Los ``src`` que el cargador de ``load_after_first_paint`` pide en ``html``."""
-    import json
-
-    match = _LATE_LIST.search(html)
-    return [s["src"] for s in json.loads(match.group(1))] if match else []
-
-
-def load_after_first_paint(html: str) -> str:
-    """Cambia los ``<script defer|async src>`` de ``LATE_SCRIPTS`` por un cargador
-    al final de ``<body>`` que los pide, en el mismo orden, tras el primer dibujo."""
-    import html as html_lib
-    import json
-
-    late = []
-
-    def take(match):
-        attributes = {name: value or "" for name, value in
-                      _ATTRIBUTE.findall(match.group(1))}
-        src = attributes.get("src", "")
-        base = src.split("?")[0].rsplit("/", 1)[-1]
-        if base not in LATE_SCRIPTS or not {"defer", "async"} & attributes.keys():
-            return match.group(0)
-        late.append({k: html_lib.unescape(v) for k, v in attributes.items()
-                     if k not in ("defer", "async")})
-        return ""
-
-    body_end = html.rfind("</body>")
-    if body_end < 0:
-        return html
-    rewritten = _SCRIPT_TAG.sub(take, html[:body_end])
-    if not late:
-        return html
-    loader = _LATE_LOADER % (LATE_READY, json.dumps(late, ensure_ascii=False))
-    return rewritten + loader + html[body_end:]
-
-
-# El tema pone en <head>, antes de dibujar, data-mode (claro, oscuro o «auto», lo
-# que eligió el lector o el valor por defecto) y data-theme, el tema con que se
-# dibuja. Para un lector que nunca eligió, data-theme quedaba en «auto», que ninguna
-# regla de la hoja conoce: la página se dibujaba en claro aunque el sistema pidiera
-# oscuro, hasta que pydata-sphinx-theme.js (uno de los scripts tardíos) ponía «light»
-# o «dark». Ese cambio invalidaba el estilo de todos los elementos: en un teléfono,
-# una tarea de 100–600 ms justo cuando la página ya se podía leer (Lighthouse la
-# contaba en el tiempo de bloqueo), y en oscuro, un destello claro. Ahora data-theme
-# se resuelve ahí mismo como lo resuelve luego el tema (setTheme): el modo, si es
-# claro u oscuro; si no, el del sistema. El tema vuelve a escribir el mismo valor.
-_THEME_GUESS = re.compile(
-    r'document\.documentElement\.dataset\.theme = localStorage\.getItem\("theme"\)'
-    r' \|\| "[a-z]*";'
-)
-_THEME_RESOLVED = """document.documentElement.dataset.theme = (function (mode) {
-      /* tema_ligero.py: como setTheme de pydata-sphinx-theme, antes de dibujar */
-      if (mode === "light" || mode === "dark") return mode;
-      var dark = window.matchMedia("(prefers-color-scheme: dark)").matches;
-      return dark ? "dark" : "light";
-    })(document.documentElement.dataset.mode);"""
-
-
-def resolve_theme_before_paint(html: str) -> str:
-    """El ``data-theme`` de ``<html>`` resuelto a claro u oscuro antes del primer
-    dibujo (ver arriba); el resto de ``html``, igual."""
-    return _THEME_GUESS.sub(lambda _: _THEME_RESOLVED, html, count=1)
 
 
 # El estado de los widgets que myst-nb guarda en cada página lleva el código de cada
@@ -605,9 +440,7 @@ def _write_image_sizes(app, exception) -> None:
     outdir = Path(app.outdir)
     for page in outdir.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
-        rewritten = lazy_launch_logos(drop_script_preloads(html))
-        rewritten = resolve_theme_before_paint(rewritten)
-        rewritten = load_after_first_paint(rewritten)
+        rewritten = html
         if "data:image/png;base64," in rewritten:
             rewritten = externalize_inline_figures(rewritten, page, outdir)
         if WIDGET_STATE in rewritten:
@@ -616,90 +449,6 @@ def _write_image_sizes(app, exception) -> None:
             rewritten = size_svg_images(rewritten, page)
         if rewritten != html:
             page.write_text(rewritten, encoding="utf-8")
-
-
-# Lo que pydata-sphinx-theme.js hace al cargar y obliga al navegador a componer la
-# página entera (cientos de milisegundos en un capítulo largo, con la CPU de un
-# móvil) se cambia por lo mismo sin esa composición de más:
-#
-# - El bucle que da tabindex a cada caja con barra de desplazamiento (para llegar a
-#   ella con el teclado) medía y escribía caja por caja: cada tabIndex escrito
-#   invalidaba el estilo y la medida siguiente volvía a componer la página entera
-#   (cientos de veces en un capítulo). Ahora mide todas y después escribe solo los
-#   valores que cambian.
-# - El desplazamiento del índice lateral hasta la página actual medía el índice
-#   antes del primer dibujo, cuando aún no hay nada compuesto. En un teléfono ese
-#   índice está oculto (se abre en un cuadro aparte) y no se mide; en pantallas
-#   anchas se mide justo después del primer dibujo.
-# - El aviso de versión (vacío: el sitio no tiene selector de versiones) se
-#   «revelaba» midiendo su alto; sin nada que revelar, no se mide.
-THEME_JS = "scripts/pydata-sphinx-theme.js"
-_TABINDEX_LOOP = (
-    ".forEach((e=>{e.tabIndex=e.scrollWidth>e.clientWidth||"
-    "e.scrollHeight>e.clientHeight?0:-1}))"
-)
-_TABINDEX_BATCHED = (
-    ".forEach(((e,i,l)=>{if(!i)l.rnTab=Array.from(l,(x=>x.scrollWidth>x.clientWidth"
-    "||x.scrollHeight>x.clientHeight?0:-1));if(e.tabIndex!==l.rnTab[i])"
-    "e.tabIndex=l.rnTab[i]}))"
-)
-_SIDEBAR_START = 'e((function(){if(!document.querySelector(".bd-docs-nav"))return;'
-_SIDEBAR_START_LATER = (
-    'e((function(){var rnScroll=function(){if(!document.querySelector(".bd-docs-nav")'
-    '||!window.matchMedia("(min-width: 960px)").matches)return;'
-)
-_SIDEBAR_END = 'sessionStorage.setItem("sidebar-scroll-top",e.scrollTop)}))}))'
-_SIDEBAR_END_LATER = (
-    'sessionStorage.setItem("sidebar-scroll-top",e.scrollTop)}))};'
-    "requestAnimationFrame((function(){setTimeout(rnScroll)}))}))"
-)
-_REVEAL = 'const e=document.querySelector(".pst-async-banner-revealer");if(!e)return;'
-_REVEAL_IF_ANY = ('const e=document.querySelector(".pst-async-banner-revealer");'
-                  'if(!e||!e.querySelector(":scope>:not(.d-none)"))return;')
-_PATCHES = (
-    (_TABINDEX_LOOP, _TABINDEX_BATCHED),
-    (_REVEAL, _REVEAL_IF_ANY),
-    (_SIDEBAR_START, _SIDEBAR_START_LATER),
-    (_SIDEBAR_END, _SIDEBAR_END_LATER),
-)
-
-
-def patch_theme_js(js: str) -> str:
-    """El JavaScript del tema sin las medidas de la página entera al cargar."""
-    for old, new in _PATCHES:
-        if js.count(old) == 1:
-            js = js.replace(old, new)
-    return js
-
-
-def _write_theme_js(app, exception) -> None:
-    if exception is not None or app.builder.format != "html":
-        return
-    target = Path(app.outdir) / "_static" / THEME_JS
-    if not target.exists():
-        return
-    js = target.read_text(encoding="utf-8")
-    patched = patch_theme_js(js)
-    if patched != js:
-        target.write_text(patched, encoding="utf-8")
-    missing = [new for _, new in _PATCHES if new not in patched]
-    if missing:
-        logger.warning("tema_ligero: %s no tiene el código esperado (¿otra versión "
-                       "del tema?); sin cambiar: %s", THEME_JS, missing)
-
-
-# El tema pide bootstrap.js y pydata-sphinx-theme.js desde <head> con
-# ``<link rel="preload">``, con prioridad alta: compiten con las hojas de estilo
-# por la conexión lenta y retrasan el primer dibujo. Ya se cargan con ``defer`` al
-# final de la página; sin el preload, el navegador los pide después de las hojas.
-_SCRIPT_PRELOAD = re.compile(
-    r'\s*<link rel="preload" as="script" href="[^"]*_static/scripts/'
-    r'(?:bootstrap|pydata-sphinx-theme)\.js[^"]*" />'
-)
-
-
-def drop_script_preloads(html: str) -> str:
-    return _SCRIPT_PRELOAD.sub("", html)
 
 
 # Unas 18 hojas de estilo bloquean el primer dibujo de cada página, y en una conexión
@@ -822,9 +571,7 @@ def _write_bundles(app, exception) -> None:
 
 def setup(app) -> dict[str, Any]:
     app.add_css_file(RESERVA_CSS, priority=900)
-    app.connect("build-finished", _write_theme_js, priority=940)
     app.connect("build-finished", _write_image_sizes, priority=940)
-    app.connect("html-page-context", _preload_icons, priority=980)
     # Antes que la copia de myst-nb (prioridad 500) y que el recorte (950).
     app.connect("build-finished", _forget_purged, priority=400)
     app.connect("build-finished", _write_purged, priority=950)
