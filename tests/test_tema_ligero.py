@@ -83,6 +83,10 @@ def test_bundles_follow_the_sheets_on_the_next_build(tmp_path):
     app = SimpleNamespace(outdir=site, builder=SimpleNamespace(format="html"))
     tema_ligero._purge_styles(app, None)  # la página no se reescribe
     assert ".icono{color:blue}" in bundle.read_text(encoding="utf-8")
+    # Un paquete que nombra una hoja que ya no está es de otra construcción: fuera.
+    (site / "_static" / "iconos" / "iconos.css").unlink()
+    tema_ligero._purge_styles(app, None)
+    assert not bundle.exists()
 
 
 def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):

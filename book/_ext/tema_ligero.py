@@ -70,9 +70,10 @@ def purgecss(outdir: Path, sheets: list[Path]) -> dict[Path, str]:
     return {Path(result["file"]): result["css"] for result in json.loads(done.stdout)}
 
 
-# PurgeCSS no mueve hojas de carpeta: una hoja escrita en otro sitio (basic.css dentro
-# de styles/theme.css, o dentro de un paquete) lleva sus url() relativas a la nueva
-# carpeta. Los comentarios ``sourceMappingURL`` no sirven fuera de su hoja.
+# PurgeCSS no mueve hojas de carpeta, ni Sphinx las agrupa: una hoja escrita en otro
+# sitio (basic.css dentro de styles/theme.css, o dentro de un paquete) lleva sus url()
+# relativas a la nueva carpeta (postcss-url lo haría con un guion de JavaScript más que
+# mantener). Los comentarios ``sourceMappingURL`` no sirven fuera de su hoja.
 _RELATIVE_URL = re.compile(r"url\((['\"]?)(?![a-z]+:|/|#|data:)([^'\")]+)\1\)")
 _SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=.*?\*/")
 
@@ -115,6 +116,9 @@ def _purge_styles(app, exception) -> None:
     if theme.exists() and f'@import "../{BASIC}";' in theme.read_text(encoding="utf-8"):
         theme.write_text(move_sheet(text(BASIC), BASIC, THEME_IMPORT), encoding="utf-8")
     for path, members in bundles.items():
+        if not all((static / name).exists() for name in members):
+            path.unlink()  # de una construcción anterior, con una hoja que ya no está
+            continue
         parts = [move_sheet(text(name), name, path.name) for name in members]
         path.write_text("\n".join([bundle_head(members), *parts]), encoding="utf-8")
     logger.info("tema_ligero: %d hojas recortadas (PurgeCSS), %d paquetes",
@@ -608,7 +612,6 @@ def write_bundle_head(static: Path, names: list[str]) -> str:
         if (static / name).exists():
             version.update((static / name).read_bytes())
     name = f"paquete-{hashlib.sha1(head.encode('utf-8')).hexdigest()[:12]}.css"
-    static.mkdir(parents=True, exist_ok=True)
     (static / name).write_text(f"{head}\n/* {version.hexdigest()[:12]} */\n",
                                encoding="utf-8")
     return name
