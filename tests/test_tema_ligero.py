@@ -1,69 +1,148 @@
-"""Las hojas de estilo agrupadas (book/_ext/tema_ligero.py) dicen lo mismo que las
-sueltas: las mismas reglas en el mismo orden, con sus url() corregidas, y las hojas
-que otras pruebas nombran (KaTeX, ejercicios) siguen aparte."""
+"""book/_ext/tema_ligero.py: las hojas de terceros recortadas por PurgeCSS, y cada
+tramo de hojas seguidas servido como una sola, con las mismas reglas en el mismo orden
+y sus url() corregidas; las hojas que otras pruebas nombran (KaTeX, ejercicios) siguen
+aparte."""
 
 from __future__ import annotations
 
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 import tema_ligero  # noqa: E402
 
-_LINK = '<link rel="stylesheet" type="text/css" href="../_static/{}?v=1" />'
-HEAD = "\n".join([
-    "<head>",
-    '  <link href="../_static/styles/theme.css?digest=1" rel="stylesheet" />',
-    *(_LINK.format(rel) for rel in ("iconos/iconos.css", "vendor/katex/katex.min.css",
-                                    "css/curso.css", "css/reserva.css")),
-    "</head>",
-])
+# --- Las hojas de estilo: recortadas y agrupadas -------------------------------------
+
+SHEETS = {
+    tema_ligero.THEME_SHEET: ".bd-header{top:0}.sin-uso{color:red}"
+                             "html[data-theme=dark] .bd-header{color:#fff}"
+                             ":focus-visible{outline:solid}",
+    "styles/sphinx-book-theme.css": ".bd-header{left:0}.sin-uso{color:blue}",
+    "iconos/iconos.css": "@font-face{src:url(fa.woff)}",
+    "vendor/katex/katex.min.css": ".katex{}",
+    "css/curso.css": ".curso{color:red}",
+    "css/impresion.css": ".sin-uso{display:none}",
+    "css/reserva.css": ".rn-reserva{min-height:1px}",
+    "css/widgets.css": ".sin-uso{margin:0}",
+}
+PAGE = ('<html data-theme="light"><body><header class="bd-header curso">'
+        '</header></body></html>')
 
 
 def _site(tmp_path: Path) -> Path:
     static = tmp_path / "_static"
-    for rel, css in {
-        "styles/theme.css": "a{background:url(../file.png)}",
-        "iconos/iconos.css": "@font-face{src:url(fa.woff)}",
-        "vendor/katex/katex.min.css": ".katex{}",
-        "css/curso.css": ".curso{color:red}",
-        "css/reserva.css": ".rn-reserva{min-height:1px}",
-    }.items():
+    for rel, css in SHEETS.items():
         (static / rel).parent.mkdir(parents=True, exist_ok=True)
         (static / rel).write_text(css, encoding="utf-8")
     (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "04.html").write_text(HEAD, encoding="utf-8")
+    (tmp_path / "notebooks" / "04.html").write_text(PAGE, encoding="utf-8")
     return tmp_path
 
 
-def _sheets(page: Path) -> list[str]:
-    return tema_ligero._STYLESHEET.findall(page.read_text(encoding="utf-8"))
+def _build(site: Path) -> list[str]:
+    """Lo que hace la construcción: el contexto de una página, y al terminar."""
+    from sphinx.builders.html._assets import _CascadingStyleSheet as Sheet
+
+    css = [Sheet("_static/css/reserva.css", priority=900),
+           Sheet("_static/styles/sphinx-book-theme.css"),
+           Sheet("_static/iconos/iconos.css"),
+           Sheet("_static/vendor/katex/katex.min.css", priority=880),
+           Sheet("_static/css/curso.css", priority=880),
+           Sheet("_static/css/impresion.css", priority=890, media="print"),
+           Sheet("_static/css/widgets.css", priority=900)]
+    context = {"css_files": css}
+    app = SimpleNamespace(outdir=site, builder=SimpleNamespace(format="html"))
+    tema_ligero._bundle_styles(app, "notebooks/04", "page.html", context, None)
+    tema_ligero._purge_styles(app, None)
+    return [css.filename for css in context["css_files"]]
 
 
 def test_consecutive_sheets_become_one_with_the_same_rules_in_order(tmp_path):
     site = _site(tmp_path)
-    assert tema_ligero.bundle_styles(site) == 1
-    page = site / "notebooks" / "04.html"
-    sheets = _sheets(page)
-    assert len(sheets) == 3
-    assert sheets[1] == "../_static/vendor/katex/katex.min.css"
-    first = (page.parent / sheets[0]).read_text(encoding="utf-8")
-    assert first.index("url(file.png)") < first.index("url(iconos/fa.woff)")
-    last = (page.parent / sheets[2]).read_text(encoding="utf-8")
-    assert last.index(".curso{") < last.index(".rn-reserva{")
+    names = _build(site)
+    # KaTeX corta el tramo; curso.css queda sola (entre KaTeX y la hoja de impresión,
+    # que lleva «media»), y no se agrupa.
+    assert names[1:4] == ["_static/vendor/katex/katex.min.css", "_static/css/curso.css",
+                          "_static/css/impresion.css"]
+    first, last = (site / names[0]).read_text(), (site / names[4]).read_text()
+    assert first.index(".bd-header{left:0}") < first.index("url(iconos/fa.woff)")
+    assert last.index(".rn-reserva{") < last.index(".sin-uso{margin:0}")
+    # Las hojas de terceros, recortadas; las del curso, enteras.
+    assert ".sin-uso{color:blue}" not in first
+    assert ".sin-uso" in (site / "_static" / "css" / "impresion.css").read_text()
 
 
 def test_bundles_follow_the_sheets_on_the_next_build(tmp_path):
     site = _site(tmp_path)
-    tema_ligero.bundle_styles(site)
-    (site / "_static" / "css" / "curso.css").write_text(".curso{color:blue}")
-    assert tema_ligero.bundle_styles(site) == 0  # la página ya está agrupada
-    page = site / "notebooks" / "04.html"
-    last = (page.parent / _sheets(page)[2]).read_text(encoding="utf-8")
-    assert ".curso{color:blue}" in last
+    bundle = site / _build(site)[0]
+    (site / "_static" / "iconos" / "iconos.css").write_text(".icono{color:blue}")
+    app = SimpleNamespace(outdir=site, builder=SimpleNamespace(format="html"))
+    tema_ligero._purge_styles(app, None)  # la página no se reescribe
+    assert ".icono{color:blue}" in bundle.read_text(encoding="utf-8")
+    # Un paquete que nombra una hoja que ya no está es de otra construcción: fuera.
+    (site / "_static" / "iconos" / "iconos.css").unlink()
+    tema_ligero._purge_styles(app, None)
+    assert not bundle.exists()
+
+
+def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):
+    site = _site(tmp_path)
+    (site / "_static" / "tema.js").write_text('el.classList.add("sin-uso")')
+    theme = site / "_static" / tema_ligero.THEME_SHEET
+    purged = tema_ligero.purgecss(site, [theme])[theme]
+    assert ".bd-header{top:0}" in purged
+    # El modo oscuro sigue aunque «dark» no esté escrito en ninguna parte.
+    assert "html[data-theme=dark] .bd-header" in purged
+    assert ":focus-visible{outline:solid}" in purged
+    assert ".sin-uso" in purged  # la pone el JavaScript
+    (site / "_static" / "tema.js").unlink()
+    assert ".sin-uso" not in tema_ligero.purgecss(site, [theme])[theme]
+
+
+def test_a_moved_sheet_keeps_its_urls_pointing_at_the_same_files():
+    css = ("a{background:url(img/x.png)}b{src:url('../fa.woff2?v=1#iefix')}"
+           "c{background:url(data:image/png;base64,AAA)}d{src:url(/abs.woff)}"
+           "/*# sourceMappingURL=x.css.map */")
+    moved = tema_ligero.move_sheet(css, "iconos/iconos.css", "paquete-1.css")
+    assert "url(iconos/img/x.png)" in moved
+    assert "url('fa.woff2?v=1#iefix')" in moved
+    assert "url(data:image/png;base64,AAA)" in moved and "url(/abs.woff)" in moved
+    assert "sourceMappingURL" not in moved
+    up = tema_ligero.move_sheet("a{background:url(file.png)}", "basic.css",
+                                "styles/theme.css")
+    assert up == "a{background:url(../file.png)}"
+
+
+def test_the_built_theme_sheet_is_purged_but_keeps_what_a_page_uses(built_site):
+    from html.parser import HTMLParser
+
+    import pydata_sphinx_theme
+
+    theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    original = (theme / "static" / tema_ligero.THEME_SHEET).read_text("utf-8")
+    purged = (built_site / "_static" / tema_ligero.THEME_SHEET).read_text("utf-8")
+    assert len(purged) < 0.4 * len(original), (len(purged), len(original))
+
+    class Classes(HTMLParser):
+        names: set[str] = set()
+
+        def handle_starttag(self, tag, attrs):
+            self.names.update((dict(attrs).get("class") or "").split())
+
+    parser = Classes()
+    parser.feed((built_site / "notebooks" / "04_layernorm.html").read_text("utf-8"))
+    # Las reglas de una sola clase del tema que la página usa siguen todas.
+    single = set(re.findall(r"[{}]\.([A-Za-z][\w-]*)\{", original))
+    used = single & parser.names
+    assert len(used) > 20, used
+    missing = sorted(n for n in used if not re.search(rf"[{{}}]\.{n}\{{", purged))
+    assert not missing, missing
+    assert "html[data-theme=dark]" in purged
+    assert ":focus-visible{" in purged
 
 
 # --- Las imágenes: fuera del HTML y pedidas al acercarse ----------------------------

@@ -3,11 +3,9 @@
 ``pydata-sphinx-theme.css`` (unos 390 KB sin comprimir: Bootstrap 5 entero más el
 tema) bloquea el primer dibujo de cada página, y el navegador la analiza entera con la
 CPU lenta de un móvil; Lighthouse marca como sin usar más del 80 %. Al terminar la
-construcción se escribe en ``_build/html`` una copia recortada: se queda cada regla
-cuyos selectores solo nombran clases e identificadores que aparecen en alguna página
-del sitio o en algún JavaScript de ``_static`` (así siguen las clases que el
-JavaScript del tema pone y quita: ``show``, ``collapsing``, el modo oscuro…). Las
-variables, ``@font-face``, ``@keyframes`` y los selectores sin clases quedan todos.
+construcción, PurgeCSS (de npm) la recorta en ``_build/html`` a las reglas que puede
+usar alguna página del sitio o algún JavaScript de ``_static`` (``_purge_styles``).
+Las variables, ``@font-face`` y ``@keyframes`` quedan todos.
 
 Además, los scripts del tema y de las extensiones se cargan con ``defer``
 (``_defer_scripts``); lo que la cabecera pide antes del primer dibujo lo decide la
@@ -19,19 +17,22 @@ dentro de ``theme.css``. Cada página carga ``_assets/css/reserva.css`` (el alto
 widget reservado antes de dibujarse),
 y los diagramas SVG llevan su ancho y alto. Las hojas grandes de las extensiones
 (sphinx-book-theme, sphinx-design, myst-nb) se recortan igual que la del tema.
-Cada tramo de hojas de estilo seguidas se sirve en un solo archivo
-(``bundle_styles``): de 18 peticiones antes del primer dibujo a 5.
+Cada tramo de hojas de estilo seguidas de ``css_files`` se sirve en un solo archivo
+(``_bundle_styles``): de 18 peticiones antes del primer dibujo a 7.
 
-El recorte parte siempre del archivo original del tema (no del ya recortado), y tiene
-en cuenta todas las páginas de la carpeta de salida: una construcción incremental que
-escribe una sola página no pierde reglas de las demás.
+El recorte parte siempre del archivo original (Sphinx lo vuelve a copiar en cada
+construcción), y tiene en cuenta todas las páginas de la carpeta de salida: una
+construcción incremental que escribe una sola página no pierde reglas de las demás.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import posixpath
 import re
+import subprocess
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -39,210 +40,85 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-SHEETS = ("styles/pydata-sphinx-theme.css",)
-# Hojas de las extensiones que Sphinx vuelve a copiar a ``_static`` en cada
-# construcción (el recorte parte siempre de la copia recién hecha): las de
-# sphinx-book-theme, sphinx-design y myst-nb (con su hash en el nombre).
-EXTENSION_SHEETS = ("styles/sphinx-book-theme.css", "sphinx-design.min.css",
-                    "mystnb.*.css")
-_CLASS_OR_ID = re.compile(r"(?<![\w-])([.#])(-?[A-Za-z_][\w-]*)")
-_TOKEN = re.compile(r"-?[A-Za-z_][\w-]*")
-# Bloques que se copian tal cual (no contienen selectores de página).
-_VERBATIM = ("@font-face", "@keyframes", "@-webkit-keyframes", "@property",
-             "@page", "@counter-style", "@font-feature-values")
+# Las hojas de terceros que se recortan (las del curso quedan enteras): Bootstrap con el
+# tema, la de Sphinx y las de sphinx-book-theme, sphinx-design y myst-nb (con su hash
+# en el nombre). Sphinx vuelve a copiar las originales en cada construcción.
+THEME_SHEET = "styles/pydata-sphinx-theme.css"
+BASIC = "basic.css"
+PURGED = (THEME_SHEET, BASIC, "styles/sphinx-book-theme.css", "sphinx-design.min.css",
+          "mystnb.*.css")
+PURGECSS = Path(__file__).resolve().parents[2] / "node_modules" / ".bin" / "purgecss"
+# PurgeCSS guarda una regla si cada clase, id, etiqueta y atributo que nombra aparece
+# como palabra en alguna página o en algún JavaScript de ``_static`` (así siguen las
+# clases que el JavaScript del tema pone y quita). La lista asegura las que pone
+# Bootstrap al abrir los menús, el atributo del modo oscuro (su valor ``dark`` no tiene
+# por qué estar escrito) y el anillo de foco del teclado, una pseudoclase sola que no
+# nombra nada (``:focus-visible{outline:…}``).
+SAFELIST = ("show", "collapsing", "data-theme", ":focus-visible")
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """Parte ``text`` por ``sep`` fuera de paréntesis, corchetes y comillas."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote and text[i - 1] != "\\":
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
+def purgecss(outdir: Path, sheets: list[Path]) -> dict[Path, str]:
+    """Cada hoja de ``sheets`` con las reglas que puede usar el sitio (PurgeCSS)."""
+    command = [str(PURGECSS), "--css", *map(str, sheets), "--content",
+               f"{outdir}/**/*.html", f"{outdir}/_static/**/*.js", "--safelist",
+               *SAFELIST]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return {Path(result["file"]): result["css"] for result in json.loads(done.stdout)}
 
 
-def _blocks(css: str):
-    """(prelude, cuerpo) de cada bloque de primer nivel; el cuerpo sin llaves."""
-    i, n = 0, len(css)
-    while i < n:
-        j = i
-        quote = ""
-        while j < n:  # hasta la llave o el punto y coma de primer nivel
-            ch = css[j]
-            if quote:
-                if ch == quote and css[j - 1] != "\\":
-                    quote = ""
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "/" and css.startswith("/*", j):
-                j = css.find("*/", j + 2)
-                j = n if j < 0 else j + 1
-            elif ch in "{;":
-                break
-            j += 1
-        if j >= n:
-            return
-        prelude = css[i:j].strip()
-        if css[j] == ";":  # @charset, @import…
-            yield prelude, None
-            i = j + 1
-            continue
-        depth, k, quote = 1, j + 1, ""
-        while k < n and depth:
-            ch = css[k]
-            if quote:
-                if ch == quote and css[k - 1] != "\\":
-                    quote = ""
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-            k += 1
-        yield prelude, css[j + 1:k - 1]
-        i = k
+# PurgeCSS no mueve hojas de carpeta, ni Sphinx las agrupa: una hoja escrita en otro
+# sitio (basic.css dentro de styles/theme.css, o dentro de un paquete) lleva sus url()
+# relativas a la nueva carpeta (postcss-url lo haría con un guion de JavaScript más que
+# mantener). Los comentarios ``sourceMappingURL`` no sirven fuera de su hoja.
+_RELATIVE_URL = re.compile(r"url\((['\"]?)(?![a-z]+:|/|#|data:)([^'\")]+)\1\)")
+_SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=.*?\*/")
 
 
-def _strip_comments(text: str) -> str:
-    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+def move_sheet(css: str, source: str, target: str) -> str:
+    """La hoja ``source`` escrita como ``target`` (rutas dentro de ``_static``)."""
 
+    def fix(match):
+        path = posixpath.join(posixpath.dirname(source), match.group(2))
+        new = posixpath.relpath(path, posixpath.dirname(target) or ".")
+        return f"url({match.group(1)}{new}{match.group(1)})"
 
-def _needed(selector: str, used: set[str]) -> bool:
-    """¿Puede aplicarse ``selector`` a algún elemento del sitio?
-
-    Cada clase e id que nombra debe aparecer en ``used``; lo de dentro de ``:not(…)``
-    no cuenta (una clase ausente lo cumple) y un selector con ``:is``, ``:where`` o
-    ``:has`` se conserva siempre, por si acaso.
-    """
-    if re.search(r":(is|where|has)\(", selector):
-        return True
-    rest = re.sub(r":not\([^()]*\)", "", selector)
-    if ":not(" in rest:
-        return True
-    return all(name in used for _, name in _CLASS_OR_ID.findall(rest))
-
-
-def purge(css: str, used: set[str]) -> str:
-    """Las reglas de ``css`` que pueden aplicarse con las clases e ids de ``used``."""
-    out = []
-    for prelude, body in _blocks(css):
-        prelude = _strip_comments(prelude).strip()
-        if body is None:
-            out.append(prelude + ";")
-        elif prelude.startswith(_VERBATIM) or prelude.startswith(":root"):
-            out.append(f"{prelude}{{{body}}}")
-        elif prelude.startswith("@"):
-            inner = purge(body, used)
-            if inner:
-                out.append(f"{prelude}{{{inner}}}")
-        else:
-            keep = [s.strip() for s in _split_top(prelude, ",") if _needed(s, used)]
-            if keep:
-                out.append(f"{','.join(keep)}{{{body}}}")
-    return "".join(out)
-
-
-def used_names(outdir: Path) -> set[str]:
-    """Cada palabra que aparece en las páginas y en el JavaScript del sitio."""
-    used: set[str] = set()
-    files = [*outdir.rglob("*.html"), *(outdir / "_static").rglob("*.js")]
-    for path in files:
-        used.update(_TOKEN.findall(path.read_text(encoding="utf-8", errors="ignore")))
-    return used
-
-
-def _theme_file(app, rel: str) -> Path | None:
-    theme = getattr(app.builder, "theme", None)
-    dirs = theme.get_theme_dirs() if theme is not None else []
-    for d in dirs:
-        candidate = Path(d) / "static" / rel
-        if candidate.exists():
-            return candidate
-    return None
-
-
-_PURGED = "/* recortada por book/_ext/tema_ligero.py */\n"
-
-
-def _write_purged(app, exception) -> None:
-    if exception is not None or app.builder.format != "html":
-        return
-    outdir = Path(app.outdir)
-    used = used_names(outdir)
-    for rel in SHEETS:
-        source = _theme_file(app, rel)
-        target = outdir / "_static" / rel
-        if source is None or not target.exists():
-            continue
-        css = source.read_text(encoding="utf-8")
-        css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
-        notices = "".join(re.findall(r"/\*!.*?\*/", css, flags=re.S))
-        purged = notices + purge(_strip_comments(css), used)
-        target.write_text(purged, encoding="utf-8")
-        logger.info("%s: %d KB → %d KB", rel, len(css) // 1000, len(purged) // 1000)
-    for pattern in EXTENSION_SHEETS:
-        for target in sorted((outdir / "_static").glob(pattern)):
-            css = target.read_text(encoding="utf-8")
-            if css.startswith(_PURGED):
-                continue  # ya recortada (Sphinx no la volvió a copiar)
-            css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
-            notices = "".join(re.findall(r"/\*!.*?\*/", css, flags=re.S))
-            purged = _PURGED + notices + purge(_strip_comments(css), used)
-            target.write_text(purged, encoding="utf-8")
-            logger.info("%s: %d KB → %d KB", target.name, len(css) // 1000,
-                        len(purged) // 1000)
-    _inline_basic(outdir, used)
-
-
-def _forget_purged(app, exception) -> None:
-    """Borra las hojas de extensión que recortó la construcción anterior.
-
-    myst-nb copia su hoja al terminar (``build-finished``) sin sobrescribir: desde
-    Sphinx 8, si ya hay otro contenido en el destino (la copia recortada), no la copia
-    y avisa (``misc.copy_overwrite``), y con ``-W`` la reconstrucción falla. Sin la
-    recortada, myst-nb copia la original y ``_write_purged`` la recorta otra vez."""
-    if exception is not None or app.builder.format != "html":
-        return
-    for pattern in EXTENSION_SHEETS:
-        for target in (Path(app.outdir) / "_static").glob(pattern):
-            if target.read_text(encoding="utf-8").startswith(_PURGED):
-                target.unlink()
+    return _RELATIVE_URL.sub(fix, _SOURCE_MAP.sub("", css))
 
 
 # ``styles/theme.css`` del tema solo contiene ``@import "../basic.css"``: el navegador
 # no descubre basic.css hasta recibir theme.css, un viaje de ida y vuelta más antes del
-# primer dibujo. Se escribe en theme.css la hoja de Sphinx misma, recortada como la del
-# tema y con sus url() relativas a la nueva carpeta.
+# primer dibujo. Se escribe en theme.css la hoja de Sphinx misma, recortada.
 THEME_IMPORT = "styles/theme.css"
-BASIC = "basic.css"
-_MARK = "/* basic.css de Sphinx, recortada (book/_ext/tema_ligero.py) */"
-_RELATIVE_URL = re.compile(r"url\((['\"]?)(?![a-z]+:|/|#|data:)([^'\")]+)\1\)")
 
 
-def _inline_basic(outdir: Path, used: set[str]) -> None:
-    target = outdir / "_static" / THEME_IMPORT
-    basic = outdir / "_static" / BASIC
-    if not target.exists() or not basic.exists():
+def _purge_styles(app, exception) -> None:
+    """Recorta las hojas de terceros y llena los paquetes que nombran las páginas."""
+    if exception is not None or app.builder.format != "html":
         return
-    current = target.read_text(encoding="utf-8")
-    if f'@import "../{BASIC}"' not in current and not current.startswith(_MARK):
-        return  # un tema que no es el esperado: se deja como está
-    css = purge(_strip_comments(basic.read_text(encoding="utf-8")), used)
-    css = _RELATIVE_URL.sub(lambda m: f"url({m.group(1)}../{m.group(2)}{m.group(1)})",
-                            css)
-    target.write_text(f"{_MARK}\n{css}", encoding="utf-8")
+    outdir = Path(app.outdir)
+    static = outdir / "_static"
+    bundles = {path: bundle_members(path) for path in static.glob("paquete-*.css")}
+    names = {THEME_SHEET, BASIC}.union(*bundles.values())
+    sheets = sorted(static / name for name in names if (static / name).exists()
+                    and any(fnmatch(name, pattern) for pattern in PURGED))
+    purged = purgecss(outdir, sheets)
+
+    def text(name: str) -> str:
+        path = static / name
+        return purged[path] if path in purged else path.read_text(encoding="utf-8")
+
+    (static / THEME_SHEET).write_text(text(THEME_SHEET), encoding="utf-8")
+    theme = static / THEME_IMPORT
+    if theme.exists() and f'@import "../{BASIC}";' in theme.read_text(encoding="utf-8"):
+        theme.write_text(move_sheet(text(BASIC), BASIC, THEME_IMPORT), encoding="utf-8")
+    for path, members in bundles.items():
+        if not all((static / name).exists() for name in members):
+            path.unlink()  # de una construcción anterior, con una hoja que ya no está
+            continue
+        parts = [move_sheet(text(name), name, path.name) for name in members]
+        path.write_text("\n".join([bundle_head(members), *parts]), encoding="utf-8")
+    logger.info("tema_ligero: %d hojas recortadas (PurgeCSS), %d paquetes",
+                len(sheets), len(bundles))
 
 
 # Los scripts del tema y de las extensiones se cargan con «defer»: ya no bloquean el
@@ -452,129 +328,78 @@ def _write_image_sizes(app, exception) -> None:
 
 
 # Unas 18 hojas de estilo bloquean el primer dibujo de cada página, y en una conexión
-# móvil cada petición cuesta un viaje de ida y vuelta. Cada tramo de ``<link>``
-# seguidos se escribe como una sola hoja (``_static/paquete-<hash>.css``) con las
-# mismas reglas en el mismo orden y sus url() corregidas. Se dejan aparte las hojas
-# que otras partes del sitio nombran (KaTeX, ejercicios): cortan el tramo.
+# móvil cada petición cuesta un viaje de ida y vuelta. Cada tramo de hojas de
+# ``_static`` seguidas en ``css_files`` se cambia por una sola
+# (``_static/paquete-<hash>.css``) que ``_purge_styles`` llena al terminar con las
+# mismas reglas en el mismo orden: la hoja de myst-nb no se copia hasta entonces. Se
+# dejan aparte las hojas que otras partes del sitio nombran (KaTeX, ejercicios) y las
+# que llevan otros atributos (``media``…): cortan el tramo. Las dos hojas que la
+# plantilla del tema enlaza a mano (``theme.css`` y la de Bootstrap) no están en
+# ``css_files`` y siguen sueltas.
 KEEP_SEPARATE = ("vendor/katex/katex.min.css", "css/ejercicios.css")
-_STYLESHEET = re.compile(
-    r'<link (?=[^>]*rel="stylesheet")[^>]*href="([^"]+\.css)(?:\?[^"]*)?"[^>]*/>'
-)
-_RUN = re.compile(r'(?:<link [^>]*rel="stylesheet"[^>]*/>\s*)+')
-
-
-def _static_name(href: str, page: Path, static: Path) -> str | None:
-    target = (page.parent / href).resolve()
-    try:
-        return target.relative_to(static.resolve()).as_posix()
-    except ValueError:
-        return None
-
-
-def _rebase_urls(css: str, rel: str) -> str:
-    folder = posixpath.dirname(rel)
-
-    def fix(match):
-        new = posixpath.normpath(posixpath.join(folder, match.group(2)))
-        return f"url({match.group(1)}{new}{match.group(1)})"
-
-    return _RELATIVE_URL.sub(fix, css) if folder else css
-
-
+_PLAIN = {"rel": "stylesheet", "type": "text/css"}
 _BUNDLE_HEAD = "/* paquete (book/_ext/tema_ligero.py): "
 
 
-def write_bundle(static: Path, names: tuple[str, ...]) -> str | None:
-    """Escribe el paquete de ``names`` y devuelve ``nombre?v=hash``."""
-    parts = [f"{_BUNDLE_HEAD}{' '.join(names)} */"]
-    for rel in names:
-        source = static / rel
-        if not source.exists():
-            return None
-        css = source.read_text(encoding="utf-8")
-        if "@import" in css:
-            return None
-        css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
-        parts.append(f"/* {rel} */\n{_rebase_urls(css, rel)}")
-    text = "\n".join(parts)
-    key = hashlib.sha1(" ".join(names).encode("utf-8")).hexdigest()[:12]
-    version = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
-    name = f"paquete-{key}.css"
-    (static / name).write_text(text, encoding="utf-8")
-    return f"{name}?v={version}"
+def bundle_head(names: list[str]) -> str:
+    return f"{_BUNDLE_HEAD}{' '.join(names)} */"
 
 
-def bundle_styles(outdir: Path) -> int:
-    """Escribe los paquetes de hojas y cambia cada tramo de ``<link>`` por uno."""
-    static = outdir / "_static"
-    written: dict[tuple[str, ...], str] = {}
-    pages = 0
+def bundle_members(path: Path) -> list[str]:
+    head = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    return head.removeprefix(_BUNDLE_HEAD).removesuffix(" */").split()
 
-    def bundle(names: tuple[str, ...]) -> str | None:
-        if names not in written:
-            written[names] = write_bundle(static, names)
-        return written[names]
 
-    # Los paquetes que ya nombran las páginas que esta construcción no reescribe se
-    # rehacen con las hojas de ahora (el nombre depende solo de la lista de hojas).
-    for old in static.glob("paquete-*.css"):
-        first = old.read_text(encoding="utf-8").split("\n", 1)[0]
-        if first.startswith(_BUNDLE_HEAD) and first.endswith(" */"):
-            bundle(tuple(first[len(_BUNDLE_HEAD):-3].split()))
+def write_bundle_head(static: Path, names: list[str]) -> str:
+    """Nombre del paquete de ``names``; su primera línea los nombra.
 
-    for page in outdir.rglob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        folder = page.parent.relative_to(outdir).as_posix()
-        prefix = posixpath.relpath("_static", folder)
+    La segunda línea es la huella de las hojas de ahora: el ``?v=`` que Sphinx pone
+    al enlace cambia con ellas."""
+    head = bundle_head(names)
+    version = hashlib.sha1(head.encode("utf-8"))
+    for name in names:
+        if (static / name).exists():
+            version.update((static / name).read_bytes())
+    name = f"paquete-{hashlib.sha1(head.encode('utf-8')).hexdigest()[:12]}.css"
+    (static / name).write_text(f"{head}\n/* {version.hexdigest()[:12]} */\n",
+                               encoding="utf-8")
+    return name
 
-        def replace(run):
-            links = list(_STYLESHEET.finditer(run.group(0)))
-            names = [_static_name(m.group(1), page, static) for m in links]
-            if len(links) < 2 or None in names:
-                return run.group(0)
-            out, group = [], []
 
-            def flush():
-                if len(group) == 1:
-                    out.append(group[0][1])
-                elif group:
-                    name = bundle(tuple(n for n, _ in group))
-                    if name is None:
-                        out.extend(tag for _, tag in group)
-                    else:
-                        out.append(f'<link rel="stylesheet" type="text/css" '
-                                   f'href="{prefix}/{name}" />')
-                group.clear()
+def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
+    """html-page-context: cada tramo de hojas de ``_static`` seguidas, un paquete."""
+    from sphinx.builders.html._assets import _CascadingStyleSheet
 
-            for name, link in zip(names, links):
-                if name in KEEP_SEPARATE:
-                    flush()
-                    out.append(link.group(0))
-                else:
-                    group.append((name, link.group(0)))
+    static = Path(app.outdir) / "_static"
+    out, run = [], []
+
+    def flush():
+        if len(run) > 1:
+            name = write_bundle_head(
+                static, [css.filename.removeprefix("_static/") for css in run])
+            priority = run[0].priority
+            out.append(_CascadingStyleSheet(f"_static/{name}", priority=priority))
+        else:
+            out.extend(run)
+        run.clear()
+
+    for css in sorted(context.get("css_files", ()), key=lambda css: css.priority):
+        name = str(css.filename)
+        if (name.startswith("_static/") and css.attributes == _PLAIN
+                and name.removeprefix("_static/") not in KEEP_SEPARATE):
+            run.append(css)
+        else:
             flush()
-            return "\n".join(out) + "\n"
-
-        bundled = _RUN.sub(replace, html)
-        if bundled != html:
-            page.write_text(bundled, encoding="utf-8")
-            pages += 1
-    return pages
-
-
-def _write_bundles(app, exception) -> None:
-    if exception is not None or app.builder.format != "html":
-        return
-    pages = bundle_styles(Path(app.outdir))
-    logger.info("tema_ligero: hojas de estilo agrupadas en %d páginas", pages)
+            out.append(css)
+    flush()
+    context["css_files"] = out
 
 
 def setup(app) -> dict[str, Any]:
     app.add_css_file(RESERVA_CSS, priority=900)
     app.connect("build-finished", _write_image_sizes, priority=940)
-    # Antes que la copia de myst-nb (prioridad 500) y que el recorte (950).
-    app.connect("build-finished", _forget_purged, priority=400)
-    app.connect("build-finished", _write_purged, priority=950)
-    app.connect("build-finished", _write_bundles, priority=960)
+    app.connect("html-page-context", _bundle_styles, priority=970)
+    # Después de la copia de la hoja de myst-nb (prioridad 500).
+    app.connect("build-finished", _purge_styles, priority=950)
     app.connect("html-page-context", _defer_scripts, priority=990)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
