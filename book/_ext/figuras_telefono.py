@@ -1,31 +1,18 @@
 """Las figuras del sitio: archivos en ``_images``, con su tamaño y su versión para
-teléfono.
+teléfono, escritos desde el doctree (``doctree-read``, antes y después del recolector
+de imágenes de Sphinx, que copia cada archivo) y un ``<picture>`` (``app.add_node``).
 
-1. **Diagramas SVG** (``{figure}`` de ``book/figuras``). Llevan el ancho y el alto del
-   propio archivo (``sphinx.util.images.get_image_size``): el navegador reserva su
-   caja antes de descargarlos y el texto de debajo no salta. Se piden cuando el lector
-   se acerca (``loading="lazy"`` de docutils), menos la portada, que se ve al llegar.
-   Si junto a ``nombre.svg`` hay un ``nombre-telefono.svg`` (los paneles uno debajo
-   del otro, menos rótulos), se escribe un ``<picture>``::
-
-       <picture><source media="screen and (max-width: 767.98px)"
-         srcset="…/nombre-telefono.svg" width="…" height="…"><img src="…/nombre.svg">
-
-2. **Figuras de matplotlib** (``resnorm.book.figure_html``, pegadas con
-   ``{glue:figure}``). La salida de la celda es un ``<picture>`` con dos PNG en
-   base64, para que el notebook se vea igual en Jupyter o Colab. En el sitio, cada PNG
-   pasa a un archivo con la huella de su contenido en el nombre, que Sphinx copia a
-   ``_images`` como las demás imágenes; la página lo pide al acercarse el lector, no
-   lo arrastra dentro del HTML (el capítulo 9 pesaba 166 KB comprimido).
-   A mano y no con myst-nb: su ``render_image`` toma el texto alternativo solo de los
-   metadatos de la celda (aquí se genera con los datos de la figura) y escribe una
-   imagen por salida (aquí son dos, con ``data-dpi`` y ``data-texto-min-pt``, que las
-   pruebas leen para medir el texto en pantalla).
-
-El número, el pie, el texto alternativo y las referencias son los de la figura. Todo
-con ganchos documentados de Sphinx: ``doctree-read`` antes y después del recolector
-de imágenes (que copia cada archivo a ``_images`` y lo vuelve a leer si cambia) y
-``app.add_node(..., override=True)`` para escribir el ``<picture>``.
+- Diagramas SVG (``{figure}``): el ancho y el alto del archivo (sin saltos al
+  cargarlo) y ``loading="lazy"``, menos la portada, que se ve al llegar. Si hay un
+  ``nombre-telefono.svg`` junto a ``nombre.svg``, va en el ``<source>`` del
+  ``<picture>`` para pantallas estrechas.
+- Figuras de matplotlib (``resnorm.book.figure_html`` con ``{glue:figure}``): la
+  salida es un ``<picture>`` con dos PNG en base64, para Jupyter y Colab. En el sitio
+  cada PNG es un archivo ``figura-<huella>.png`` que la página pide al acercarse el
+  lector (el capítulo 9 pesaba 166 KB comprimido). A mano y no con myst-nb: su
+  ``render_image`` toma el texto alternativo solo de los metadatos de la celda (aquí
+  sale de los datos) y escribe una imagen por salida (aquí dos, con ``data-dpi`` y
+  ``data-texto-min-pt``, que las pruebas leen para medir el texto en pantalla).
 """
 
 from __future__ import annotations
@@ -64,9 +51,11 @@ def phone_variant(srcdir: Path, uri: str) -> str | None:
 
 
 class _Tags(HTMLParser):
-    def __init__(self):
+    def __init__(self, html: str):
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, dict[str, str]]] = []
+        self.feed(html)
+        self.close()
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, {k: v or "" for k, v in attrs}))
@@ -75,58 +64,43 @@ class _Tags(HTMLParser):
 def read_picture(html: str) -> list[tuple[str, dict[str, str]]] | None:
     """Las etiquetas ``picture``, ``source`` e ``img`` (con sus atributos) de una
     figura de ``resnorm.book.figure_html``, o ``None`` si ``html`` es otra cosa."""
-    if not html.lstrip().startswith("<picture"):
+    tags = _Tags(html).tags
+    if [tag for tag, _ in tags] != ["picture", "source", "img"]:
         return None
-    parser = _Tags()
-    parser.feed(html)
-    parser.close()
-    names = [tag for tag, _ in parser.tags]
-    if names != ["picture", "source", "img"]:
-        return None
-    source, img = parser.tags[1][1], parser.tags[2][1]
-    if not (source.get("srcset", "").startswith(PNG_URL)
-            and img.get("src", "").startswith(PNG_URL)):
-        return None
-    return parser.tags
+    if tags[1][1].get("srcset", "").startswith(PNG_URL) and tags[2][1].get(
+            "src", "").startswith(PNG_URL):
+        return tags
+    return None
 
 
-def write_png(data_url: str, folder: Path) -> Path:
+def write_png(data_url: str, folder: Path, srcdir: Path) -> str:
     """Escribe el PNG de ``data_url`` en ``folder/figura-<huella>.png`` (si no
-    estaba) y devuelve su ruta."""
+    estaba) y devuelve su ruta desde ``srcdir`` como la entiende Sphinx (``/…``)."""
     data = base64.b64decode(data_url[len(PNG_URL):])
     target = folder / f"{FIGURE_PREFIX}{hashlib.sha256(data).hexdigest()[:16]}.png"
     if not target.exists():
         folder.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    return target
+    return "/" + posixpath.relpath(target.resolve(), srcdir.resolve())
 
 
 def figure_node(tags, folder: Path, srcdir: Path) -> nodes.image:
     """La imagen (con su versión para teléfono) que sustituye al ``<picture>`` en
-    línea: los PNG escritos en ``folder``, con rutas relativas a ``srcdir``."""
+    línea, con los PNG escritos en ``folder``."""
     (_, picture), (_, source), (_, img) = tags
     img, source = dict(img), dict(source)
-
-    def rel(path: Path) -> str:
-        return posixpath.relpath(path.resolve().as_posix(), srcdir.resolve().as_posix())
-
-    uri = rel(write_png(img.pop("src"), folder))
-    phone = rel(write_png(source.pop("srcset"), folder))
-    node = nodes.image(uri="/" + uri, alt=img.pop("alt", ""),
-                       classes=img.pop("class", "").split(), telefono=phone)
+    node = nodes.image(uri=write_png(img.pop("src"), folder, srcdir),
+                       alt=img.pop("alt", ""), classes=img.pop("class", "").split(),
+                       telefono=write_png(source.pop("srcset"), folder, srcdir)[1:])
     node["rn_picture"], node["rn_source"], node["rn_img"] = picture, source, img
     return node
 
 
 def _inline_figures(app, doctree) -> None:
-    """Cada figura de matplotlib en línea, como imagen con archivo (antes del
-    recolector de imágenes de Sphinx, que la copia a ``_images``)."""
     folder = Path(app.outdir).parent / "figuras"
     for raw in list(doctree.findall(nodes.raw)):
-        if raw.get("format") != "html" or PNG_URL not in raw.astext():
-            continue
-        tags = read_picture(raw.astext())
-        if tags is not None:
+        tags = read_picture(raw.astext()) if PNG_URL in raw.astext() else None
+        if tags is not None and raw.get("format") == "html":
             raw.parent.replace(raw, figure_node(tags, folder, Path(app.srcdir)))
 
 
@@ -147,36 +121,31 @@ def _size_and_phone_images(app, doctree) -> None:
         env.images.add_file(env.docname, phone)
         env.note_dependency(str(srcdir / phone))
         node["telefono"] = phone
+        if "rn_source" not in node:  # un diagrama: el tamaño de su versión
+            size = get_image_size(srcdir / phone)
+            node["rn_source"] = {"width": str(size[0]), "height": str(size[1])} if (
+                size) else {}
 
 
 def _visit_image(self, node) -> None:
     phone = node.get("telefono")
     if not phone or phone not in self.builder.env.images:
-        type(self).visit_image(self, node)
-        return
+        return type(self).visit_image(self, node)
 
     def src(path: str) -> str:
         name = self.builder.env.images[path][1]
         self.builder.images[path] = name
         return posixpath.join(self.builder.imgpath, quote(name))
 
-    source = {"media": PHONE_MEDIA, "srcset": src(phone)}
-    if "rn_source" not in node:  # un diagrama SVG
-        size = get_image_size(Path(self.builder.srcdir) / phone)
-        if size:
-            source.update(width=str(size[0]), height=str(size[1]))
-        self.body.append(self.starttag(nodes.Element(), "picture", ""))
-        self.body.append(self.emptytag(nodes.Element(), "source", "", **source))
-        type(self).visit_image(self, node)
-        return
-    source.update(node["rn_source"])
+    source = {"media": PHONE_MEDIA, "srcset": src(phone), **node["rn_source"]}
     self.body += [
-        self.starttag(nodes.Element(), "picture", "", **node["rn_picture"]),
+        self.starttag(nodes.Element(), "picture", "", **node.get("rn_picture", {})),
         self.emptytag(nodes.Element(), "source", "", **source),
-        self.emptytag(node, "img", "", src=src(node["uri"]), alt=node["alt"],
-                      **node["rn_img"]),
-        "</picture>\n",
     ]
+    if "rn_img" not in node:  # un diagrama: el <img> de docutils
+        return type(self).visit_image(self, node)
+    self.body += [self.emptytag(node, "img", "", src=src(node["uri"]),
+                                alt=node["alt"], **node["rn_img"]), "</picture>\n"]
     raise nodes.SkipNode  # ya está escrita entera (sin depart_image)
 
 
