@@ -97,7 +97,8 @@ def figure_node(tags, folder: Path, srcdir: Path) -> nodes.image:
 
 
 def _inline_figures(app, doctree) -> None:
-    folder = Path(app.outdir).parent / "figuras"
+    # Junto a las imágenes de myst-nb: make las borra con el entorno de Sphinx.
+    folder = Path(app.outdir).parent / "jupyter_execute" / "figuras"
     for raw in list(doctree.findall(nodes.raw)):
         tags = read_picture(raw.astext()) if PNG_URL in raw.astext() else None
         if tags is not None and raw.get("format") == "html":
