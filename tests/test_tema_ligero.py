@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
+import figuras_telefono  # noqa: E402
 import tema_ligero  # noqa: E402
 
 # --- Las hojas de estilo: recortadas y agrupadas -------------------------------------
@@ -148,60 +151,6 @@ def test_the_built_theme_sheet_is_purged_but_keeps_what_a_page_uses(built_site):
 # --- Las imágenes: fuera del HTML y pedidas al acercarse ----------------------------
 
 
-def _png(color: str) -> bytes:
-    from io import BytesIO
-
-    from PIL import Image
-
-    buf = BytesIO()
-    Image.new("RGB", (3, 2), color).save(buf, format="PNG")
-    return buf.getvalue()
-
-
-def _inline(png: bytes) -> str:
-    import base64
-
-    data = base64.b64encode(png).decode("ascii")
-    return (f'<img class="curso-figura" src="data:image/png;base64,{data}" '
-            'width="3" height="2" loading="lazy" alt="Una figura">')
-
-
-def test_inline_figures_become_files_named_by_their_content(tmp_path):
-    red, blue = _png("red"), _png("blue")
-    page = tmp_path / "notebooks" / "09.html"
-    page.parent.mkdir()
-    html = f"<p>{_inline(red)}</p><p>{_inline(blue)}</p><p>{_inline(red)}</p>"
-    out = tema_ligero.externalize_inline_figures(html, page, tmp_path)
-    assert "data:" not in out
-    srcs = re.findall(r'src="([^"]+)"', out)
-    assert srcs[0] == srcs[2] != srcs[1]  # la misma figura, un solo archivo
-    assert all(s.startswith("../_images/figura-") for s in srcs)
-    assert (page.parent / srcs[0]).read_bytes() == red
-    assert (page.parent / srcs[1]).read_bytes() == blue
-    assert len(list((tmp_path / "_images").iterdir())) == 2
-    # El resto de la etiqueta no cambia, y en la raíz del sitio la ruta no sube.
-    assert 'width="3" height="2" loading="lazy" alt="Una figura">' in out
-    root = tema_ligero.externalize_inline_figures(_inline(red), tmp_path / "i.html",
-                                                  tmp_path)
-    assert 'src="_images/figura-' in root
-    assert tema_ligero.externalize_inline_figures(out, page, tmp_path) == out
-
-
-def test_svg_figures_get_their_size_and_load_lazily_but_the_cover_does_not(tmp_path):
-    images = tmp_path / "_images"
-    images.mkdir()
-    for name in ("atajo.svg", "portada.svg"):
-        (images / name).write_text('<svg viewBox="0 0 400 300"></svg>', "utf-8")
-    page = tmp_path / "notebooks" / "02.html"
-    page.parent.mkdir()
-    out = tema_ligero.size_svg_images(
-        '<img alt="Atajo" src="../_images/atajo.svg" />'
-        '<img alt="Portada" src="../_images/portada.svg" />', page)
-    assert ('<img width="400" height="300" loading="lazy" decoding="async" '
-            'alt="Atajo"') in out
-    assert '<img width="400" height="300" alt="Portada"' in out
-
-
 # --- Los scripts, con «defer»; la cabecera, de book/_templates/layout.html ----------
 
 
@@ -305,41 +254,36 @@ def test_the_theme_scripts_are_the_theme_s_own_files(built_site):
 
 
 def test_widget_code_moves_to_one_file_per_class_and_the_state_names_it(tmp_path):
-    import json
-
     esm = "export default { render() {} }; // </script> dentro del código"
     state = {"version_major": 2, "state": {
         m: {"model_name": "AnyModel", "state": {
             "_esm": esm, "_css": ".rn{color:red}", "questions": "[1, 2]",
-            "texto": "</b> escapado"}}
+            "texto": "</b> tal cual"}}
         for m in ("a", "b")
     }}
-    raw = json.dumps(state).replace("</", "<\\/")
-    html = (f'<p>x</p><script type="{tema_ligero.WIDGET_STATE}">{raw}</script>'
-            '<script type="application/vnd.jupyter.widget-view+json">{}</script>')
-    page = tmp_path / "notebooks" / "05.html"
-    page.parent.mkdir()
-    out = tema_ligero.externalize_widget_code(html, page, tmp_path)
-    text = re.search(r'widget-state\+json">(.*?)</script>', out, re.S).group(1)
-    assert "</" not in text  # el estado no cierra su propio <script>
-    models = json.loads(text)["state"]
+    page = tmp_path / "notebooks"
+    page.mkdir()
+    out = tema_ligero.externalize_widget_code(state, "notebooks/05", tmp_path)
+    models = out["state"]
     for model in models.values():
         values = model["state"]
         assert values["_esm"].startswith("rn-archivo:../_static/widgets/")
         assert values["_esm"].endswith(".js") and values["_css"].endswith(".css")
-        assert values["questions"] == "[1, 2]" and values["texto"] == "</b> escapado"
-        path = page.parent / values["_esm"].removeprefix("rn-archivo:")
+        assert values["questions"] == "[1, 2]" and values["texto"] == "</b> tal cual"
+        path = page / values["_esm"].removeprefix("rn-archivo:")
         assert path.read_text("utf-8") == esm
     assert models["a"]["state"] == models["b"]["state"]  # un archivo por clase
     assert len(list((tmp_path / "_static" / "widgets").iterdir())) == 2
-    assert tema_ligero.externalize_widget_code(out, page, tmp_path) == out
+    assert state["state"]["a"]["state"]["_esm"] == esm  # el original, sin tocar
+    assert tema_ligero.externalize_widget_code(out, "notebooks/05", tmp_path) == out
+    root = tema_ligero.externalize_widget_code(state, "index", tmp_path)
+    assert root["state"]["a"]["state"]["_css"].startswith("rn-archivo:_static/")
 
 
 def test_widget_binary_data_moves_to_a_bin_file_fetched_only_when_used(tmp_path):
     """Los pesos del GPT del capítulo 10 viajan como data: URL en un trait
     diccionario; en el sitio, cada uno pasa a _static/widgets/<huella>.bin."""
     import base64
-    import json
 
     blobs = {"plain": bytes(range(256)) * 3, "pre_ln": b"\x00\x01pesos"}
     weights = {k: tema_ligero.BINARY_URL + base64.b64encode(v).decode()
@@ -347,17 +291,133 @@ def test_widget_binary_data_moves_to_a_bin_file_fetched_only_when_used(tmp_path)
     state = {"version_major": 2, "state": {"g": {"model_name": "AnyModel", "state": {
         "weights": weights, "texto": "data:text/plain;base64,aG9sYQ==",
         "lista": [tema_ligero.BINARY_URL]}}}}
-    html = (f'<script type="{tema_ligero.WIDGET_STATE}">{json.dumps(state)}</script>')
-    page = tmp_path / "notebooks" / "10.html"
-    page.parent.mkdir()
-    out = tema_ligero.externalize_widget_code(html, page, tmp_path)
-    values = json.loads(re.search(r'json">(.*?)</script>', out, re.S).group(1))[
-        "state"]["g"]["state"]
+    (tmp_path / "notebooks").mkdir()
+    out = tema_ligero.externalize_widget_code(state, "notebooks/10", tmp_path)
+    values = out["state"]["g"]["state"]
     for key, blob in blobs.items():
         ref = values["weights"][key]
         assert ref.startswith("rn-archivo:../_static/widgets/") and ref.endswith(".bin")
-        assert (page.parent / ref.removeprefix("rn-archivo:")).read_bytes() == blob
+        path = tmp_path / "notebooks" / ref.removeprefix("rn-archivo:")
+        assert path.read_bytes() == blob
     # Solo los data: URL binarios; el resto del estado, igual.
     assert values["texto"] == "data:text/plain;base64,aG9sYQ=="
     assert values["lista"] == [tema_ligero.BINARY_URL]
-    assert tema_ligero.externalize_widget_code(out, page, tmp_path) == out
+
+
+# --- Un sitio pequeño construido con Sphinx: figuras y widgets ----------------------
+
+_WIDGET_CONF = """
+import json
+extensions = ["figuras_telefono", "tema_ligero"]
+STATE = {"version_major": 2, "state": {"a": {"model_name": "AnyModel",
+         "state": {"_esm": "export default {}; // </script>", "valor": 3}}}}
+
+def _state(app, pagename, templatename, context, doctree):
+    # Como myst-nb (nb_ipywidgets_js): el estado en un <script> de la página.
+    if pagename == "capitulo/uno":
+        body = json.dumps(STATE).replace("</", "<\\\\/")
+        app.add_js_file(None, type="%s", body=body)
+
+def setup(app):
+    app.connect("html-page-context", _state, priority=500)
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, str]:
+    """Un libro con un diagrama (y su versión para teléfono), la portada, una figura
+    de matplotlib en línea (como la pega myst-nb) y el estado de un widget."""
+    import matplotlib
+
+    tmp_path = tmp_path_factory.mktemp("sitio")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sphinx.application import Sphinx
+
+    from resnorm.book import figure_html
+
+    src = tmp_path / "src"
+    (src / "capitulo").mkdir(parents=True)
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}"/>'
+    for name, size in {"atajo.svg": (400, 300), "atajo-telefono.svg": (200, 500),
+                       "portada.svg": (480, 228)}.items():
+        (src / name).write_text(svg.format(*size), "utf-8")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0], label="recta")
+    figure = figure_html(fig, "Una recta que baja")
+    raw = "\n".join("   " + line for line in figure.splitlines())
+    (src / "conf.py").write_text(_WIDGET_CONF % tema_ligero.WIDGET_STATE, "utf-8")
+    (src / "index.rst").write_text(
+        "Portada\n=======\n\n.. figure:: portada.svg\n\n.. toctree::\n\n"
+        "   capitulo/uno\n", "utf-8")
+    (src / "capitulo" / "uno.rst").write_text(
+        "Uno\n===\n\n.. figure:: ../atajo.svg\n\n   El atajo.\n\n"
+        ".. figure:: ../portada.svg\n   :width: 50%\n\n"
+        f".. raw:: html\n\n{raw}\n", "utf-8")
+    out = tmp_path / "html"
+    app = Sphinx(src, src, out, tmp_path / "doctrees", "html", status=None,
+                 warningiserror=True)
+    app.build()
+    return out, figure
+
+
+def _tag(html: str, needle: str) -> str:
+    """La etiqueta de ``html`` que contiene ``needle``."""
+    i = html.index(needle)
+    return html[html.rindex("<", 0, i):html.index(">", i) + 1]
+
+
+def _attr(tag: str, name: str) -> str:
+    return tag.split(f' {name}="')[1].split('"')[0]
+
+
+def test_site_figures_are_files_with_their_size_and_phone_version(site):
+    import base64
+
+    out, figure = site
+    page = (out / "capitulo" / "uno.html").read_text("utf-8")
+    assert "data:image" not in page
+    # El diagrama: tamaño del archivo, perezoso, y la versión para teléfono.
+    atajo = _tag(page, 'src="../_images/atajo.svg"')
+    assert _attr(atajo, "width") == "400" and _attr(atajo, "height") == "300"
+    assert _attr(atajo, "loading") == "lazy"
+    phone = _tag(page, 'srcset="../_images/atajo-telefono.svg"')
+    assert phone.startswith("<source") and 'media="screen and (max-width:' in phone
+    assert _attr(phone, "width") == "200" and _attr(phone, "height") == "500"
+    assert (out / "_images" / "atajo-telefono.svg").is_file()
+    # La portada se ve al llegar: sin loading="lazy". Con :width: del autor, el suyo.
+    cover = _tag((out / "index.html").read_text("utf-8"), 'src="_images/portada.svg"')
+    assert "loading" not in cover and _attr(cover, "width") == "480"
+    assert "width: 50%" in _tag(page, 'src="../_images/portada.svg"')
+    # La figura de matplotlib: dos PNG en _images, con su huella en el nombre.
+    tags = dict(figuras_telefono.read_picture(figure))
+    img = _tag(page, 'alt="Una recta que baja"')
+    source = _tag(page, 'data-dpi="200"')
+    for tag, inline, key in ((img, tags["img"], "src"),
+                             (source, tags["source"], "srcset")):
+        href = _attr(tag, key)
+        assert href.startswith("../_images/figura-") and href.endswith(".png"), href
+        data = base64.b64decode(inline[key].removeprefix(figuras_telefono.PNG_URL))
+        assert (out / "capitulo" / href).read_bytes() == data
+        for name, value in inline.items():  # los demás atributos, los mismos
+            if name not in (key, "class"):
+                assert _attr(tag, name) == value, (name, tag)
+    assert _attr(img, "class") == "curso-figura" and _attr(img, "loading") == "lazy"
+    assert '<picture class="curso-figura-marco">' in page
+    assert page.count("<picture") == page.count("</picture>") == 2
+
+
+def test_site_widget_code_is_a_file_the_state_names(site):
+    import json
+
+    out, _ = site
+    page = (out / "capitulo" / "uno.html").read_text("utf-8")
+    start = page.index(f'<script type="{tema_ligero.WIDGET_STATE}">') + len(
+        f'<script type="{tema_ligero.WIDGET_STATE}">')
+    state = json.loads(page[start:page.index("</script>", start)])
+    values = state["state"]["a"]["state"]
+    assert values["valor"] == 3
+    ref = values["_esm"].removeprefix(tema_ligero.WIDGET_FILE)
+    assert ref != values["_esm"] and ref.startswith("../_static/widgets/")
+    code = (out / "capitulo" / ref).read_text("utf-8")
+    assert code == "export default {}; // </script>"

@@ -29,6 +29,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from docutils import nodes
+
 HERE = Path(__file__).resolve().parent
 SAFE_STORAGE_JS = HERE.parents[1] / "_assets" / "js" / "almacen-seguro.js"
 
@@ -51,8 +53,7 @@ def _add_safe_storage(app, pagename, templatename, context, doctree) -> None:
 
 def _add_figure_zoom(app, pagename, templatename, context, doctree) -> None:
     """``_assets/js/figura-ampliada.js``, solo en las páginas con figuras."""
-    body = context.get("body", "")
-    if "<figure" in body or "curso-figura" in body:
+    if doctree is not None and doctree.next_node(nodes.figure) is not None:
         app.add_js_file("js/figura-ampliada.js", loading_method="defer", priority=600)
 
 

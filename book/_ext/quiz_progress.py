@@ -2,13 +2,16 @@
 
 En la página raíz, el marcador ``<div id="rn-progreso-curso">`` recibe la lista de
 preguntas del curso (``resnorm.quiz.bank.manifest``: capítulo → {id: versión}) con el
-título y el enlace de cada capítulo; ``_assets/js/progreso-curso.js`` la cruza con lo
+título y el enlace de cada capítulo, en un ``<script id="rn-quiz-manifest">`` de la
+página (``app.add_js_file``); ``_assets/js/progreso-curso.js`` la cruza con lo
 guardado en este navegador. Nada sale del navegador.
 """
 
 from __future__ import annotations
 
 import json
+
+from docutils import nodes
 
 PLACEHOLDER = '<div id="rn-progreso-curso"></div>'
 
@@ -39,13 +42,12 @@ def _chapters(app, pagename):
 
 
 def _inject(app, pagename, templatename, context, doctree):
-    body = context.get("body", "")
-    if PLACEHOLDER not in body:
+    if doctree is None or not any(
+            PLACEHOLDER in raw.astext() for raw in doctree.findall(nodes.raw)):
         return
     data = json.dumps(_chapters(app, pagename), ensure_ascii=False)
-    data = data.replace("</", "<\\/")
-    script = f'<script type="application/json" id="rn-quiz-manifest">{data}</script>'
-    context["body"] = body.replace(PLACEHOLDER, PLACEHOLDER + script)
+    app.add_js_file(None, type="application/json", id="rn-quiz-manifest",
+                    body=data.replace("</", "<\\/"))
     app.add_js_file("js/progreso-curso.js", loading_method="defer")
     app.add_css_file("css/progreso-curso.css")
 

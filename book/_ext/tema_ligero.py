@@ -162,87 +162,6 @@ def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
 RESERVA_CSS = "css/reserva.css"
 
 
-# Los diagramas SVG de {figure} (book/figuras/) llegan sin width ni height: hasta que
-# el navegador descarga cada uno no sabe su alto, y al llegar empuja el texto de debajo
-# (ch. 2 a 820 px: desplazamiento 0.09). Se les pone el tamaño de su propio viewBox;
-# curso.css los reduce a la columna sin deformarlos (``height: auto``). Con su caja ya
-# reservada, se piden cuando el lector se acerca (``loading="lazy"``): en un 4G lento
-# no compiten con el texto del primer dibujo. Menos la portada, que se ve al llegar.
-EAGER_SVG = ("portada.svg",)
-_SVG_IMG = re.compile(
-    r'<img\b(?![^>]*\swidth=)([^>]*?\ssrc="([^"]*_images/[^"]+\.svg)")'
-)
-_SVG_SIZE = re.compile(r'<svg\b[^>]*?\sviewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+'
-                       r'([\d.]+)[\s,]+([\d.]+)\s*"')
-
-
-def _svg_size(path: Path) -> tuple[int, int] | None:
-    try:
-        head = path.read_text(encoding="utf-8", errors="ignore")[:4000]
-    except OSError:
-        return None
-    match = _SVG_SIZE.search(head)
-    if not match:
-        return None
-    return round(float(match.group(1))), round(float(match.group(2)))
-
-
-def size_svg_images(html: str, page: Path) -> str:
-    """``width`` y ``height`` (los del viewBox) en cada ``<img>`` de un SVG de
-    ``_images`` que no los tenga."""
-
-    def add(match):
-        src = match.group(2).split("?")[0]
-        size = _svg_size((page.parent / src).resolve())
-        if size is None:
-            return match.group(0)
-        lazy = "" if src.endswith(EAGER_SVG) or "loading=" in match.group(0) else (
-            ' loading="lazy" decoding="async"')
-        return f'<img width="{size[0]}" height="{size[1]}"{lazy}{match.group(1)}'
-
-    return _SVG_IMG.sub(add, html)
-
-
-# Las figuras de matplotlib llegan en línea (``resnorm.book.figure_html``: un PNG en
-# base64 dentro de la salida de la celda, para que el notebook se vea igual en
-# Jupyter o Colab). En el sitio, ese base64 viaja dentro del HTML: el capítulo 9
-# pesaba 166 KB comprimido, y en un 4G lento el primer dibujo esperaba a que llegaran
-# sus tres figuras, aunque están más abajo y llevan loading="lazy". Cada una se
-# escribe como archivo en _images (su nombre es la huella de su contenido) y la
-# página la pide cuando el lector se acerca. También la versión para teléfono, en el
-# ``<source srcset>`` del mismo ``<picture>``.
-_INLINE_PNG = re.compile(
-    r'(<(?:img|source)\b[^>]*?\s(?:src|srcset)=")data:image/png;base64,'
-    r'([A-Za-z0-9+/=]+)"'
-)
-INLINE_FIGURE_PREFIX = "figura-"
-
-
-def write_by_hash(data: bytes, folder: str, suffix: str, page: Path, outdir: Path,
-                  prefix: str = "") -> str:
-    """Escribe ``data`` en ``outdir/folder/<prefix><huella><suffix>`` (si no estaba)
-    y devuelve su ruta relativa a la página ``page``."""
-    name = f"{prefix}{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
-    target = Path(outdir) / folder / name
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    here = page.parent.relative_to(outdir).as_posix()
-    return posixpath.relpath(f"{folder}/{name}", here)
-
-
-def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
-    """Cada ``<img src="data:image/png;base64,…">`` de ``html`` (la página ``page``
-    de ``outdir``) pasa a ``_images/figura-<huella>.png``, con la ruta relativa."""
-    import base64
-
-    def move(match):
-        png = base64.b64decode(match.group(2))
-        href = write_by_hash(png, "_images", ".png", page, outdir,
-                             prefix=INLINE_FIGURE_PREFIX)
-        return f'{match.group(1)}{href}"'
-
-    return _INLINE_PNG.sub(move, html)
 
 
 # El estado de los widgets que myst-nb guarda en cada página lleva el código de cada
@@ -252,11 +171,11 @@ def externalize_inline_figures(html: str, page: Path, outdir: Path) -> str:
 # _static/widgets (su nombre es la huella de su contenido: uno para todas las páginas
 # que lo usan, y el navegador lo guarda) y el estado lo nombra con «rn-archivo:» y su
 # ruta relativa; _assets/js/widgets-estaticos.js lo descarga al dibujar el widget.
+# myst-nb no tiene opción para esto: escribe el estado entero en un <script> de la
+# página (``nb_ipywidgets_js``); aquí se cambia ese script (``html-page-context``,
+# después de myst-nb) por el mismo estado con las referencias.
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_FILE = "rn-archivo:"
-_WIDGET_STATE = re.compile(
-    rf'(<script type="{re.escape(WIDGET_STATE)}">)(.*?)(</script>)', re.S
-)
 _CODE_FIELDS = {"_esm": ".js", "_css": ".css"}
 # Datos binarios de un widget (los pesos de los GPT del capítulo 10): un data: URL en
 # un trait, o en los valores de un trait diccionario. Van a _static/widgets/<huella>.bin
@@ -264,67 +183,62 @@ _CODE_FIELDS = {"_esm": ".js", "_css": ".css"}
 BINARY_URL = "data:application/octet-stream;base64,"
 
 
-def _externalize_binary(value, page: Path, outdir: Path):
+def write_by_hash(data: bytes, folder: str, suffix: str, page: str,
+                  outdir: Path) -> str:
+    """Escribe ``data`` en ``outdir/folder/<huella><suffix>`` (si no estaba) y
+    devuelve su ruta relativa a la página ``page`` (``notebooks/05``)."""
+    name = f"{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    target = Path(outdir) / folder / name
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return posixpath.relpath(f"{folder}/{name}", posixpath.dirname(page) or ".")
+
+
+def _externalize_binary(value, page: str, outdir: Path):
     import base64
 
     if isinstance(value, str) and value.startswith(BINARY_URL):
         data = base64.b64decode(value[len(BINARY_URL):])
-        path = write_by_hash(data, "_static/widgets", ".bin", page, outdir)
-        return WIDGET_FILE + path
+        return WIDGET_FILE + write_by_hash(data, "_static/widgets", ".bin", page,
+                                           outdir)
     if isinstance(value, dict):
         return {k: _externalize_binary(v, page, outdir) for k, v in value.items()}
     return value
 
 
-def externalize_widget_code(html: str, page: Path, outdir: Path) -> str:
-    """El ``_esm`` y el ``_css`` de cada widget del estado de ``html`` (la página
-    ``page`` de ``outdir``), en ``_static/widgets/<huella>.js|.css``."""
+def externalize_widget_code(state: dict, page: str, outdir: Path) -> dict:
+    """El estado de los widgets de la página ``page`` con cada ``_esm``, ``_css`` y
+    dato binario en ``outdir/_static/widgets/<huella>.js|.css|.bin``."""
+    models = {}
+    for key, model in (state.get("state") or {}).items():
+        values = dict(model.get("state") or {})
+        for field, value in values.items():
+            suffix = _CODE_FIELDS.get(field)
+            if suffix and isinstance(value, str) and value and not value.startswith(
+                    WIDGET_FILE):
+                values[field] = WIDGET_FILE + write_by_hash(
+                    value.encode("utf-8"), "_static/widgets", suffix, page, outdir)
+            else:
+                values[field] = _externalize_binary(value, page, outdir)
+        models[key] = {**model, "state": values}
+    return {**state, "state": models}
+
+
+def _widget_code_in_files(app, pagename, templatename, context, doctree) -> None:
     import json
 
-    def move(match):
-        try:
-            state = json.loads(match.group(2))
-        except ValueError:
-            return match.group(0)
-        changed = False
-        for model in (state.get("state") or {}).values():
-            values = model.get("state") or {}
-            for field, suffix in _CODE_FIELDS.items():
-                code = values.get(field)
-                if not code or not isinstance(code, str) or code.startswith(
-                        WIDGET_FILE):
-                    continue
-                values[field] = WIDGET_FILE + write_by_hash(
-                    code.encode("utf-8"), "_static/widgets", suffix, page, outdir)
-                changed = True
-            for field, value in values.items():
-                moved = _externalize_binary(value, page, outdir)
-                if moved != value:
-                    values[field] = moved
-                    changed = True
-        if not changed:
-            return match.group(0)
-        text = json.dumps(state, ensure_ascii=False).replace("</", "<\\/")
-        return match.group(1) + text + match.group(3)
-
-    return _WIDGET_STATE.sub(move, html)
-
-
-def _write_image_sizes(app, exception) -> None:
-    if exception is not None or app.builder.format != "html":
-        return
-    outdir = Path(app.outdir)
-    for page in outdir.rglob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        rewritten = html
-        if "data:image/png;base64," in rewritten:
-            rewritten = externalize_inline_figures(rewritten, page, outdir)
-        if WIDGET_STATE in rewritten:
-            rewritten = externalize_widget_code(rewritten, page, outdir)
-        if "_images/" in rewritten:
-            rewritten = size_svg_images(rewritten, page)
-        if rewritten != html:
-            page.write_text(rewritten, encoding="utf-8")
+    scripts = context.get("script_files") or []
+    for i, script in enumerate(scripts):
+        attributes = getattr(script, "attributes", {}) or {}
+        if attributes.get("type") != WIDGET_STATE or not attributes.get("body"):
+            continue
+        state = externalize_widget_code(json.loads(attributes["body"]), pagename,
+                                        Path(app.outdir))
+        body = json.dumps(state, ensure_ascii=False).replace("</", "<\\/")
+        # Otro script igual, con el estado nuevo, en el mismo lugar de la lista.
+        scripts[i] = type(script)(script.filename, priority=script.priority,
+                                  **{**attributes, "body": body})
 
 
 # Unas 18 hojas de estilo bloquean el primer dibujo de cada página, y en una conexión
@@ -397,9 +311,10 @@ def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
 
 def setup(app) -> dict[str, Any]:
     app.add_css_file(RESERVA_CSS, priority=900)
-    app.connect("build-finished", _write_image_sizes, priority=940)
     app.connect("html-page-context", _bundle_styles, priority=970)
     # Después de la copia de la hoja de myst-nb (prioridad 500).
     app.connect("build-finished", _purge_styles, priority=950)
     app.connect("html-page-context", _defer_scripts, priority=990)
+    # Después de myst-nb (500), que pone el estado de los widgets en la página.
+    app.connect("html-page-context", _widget_code_in_files, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
