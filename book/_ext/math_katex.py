@@ -13,6 +13,8 @@ Lo que ninguna opción de ``sphinxcontrib-katex`` 0.9.11 hace, y por eso vive aq
 - las opciones de KaTeX al dibujar (``configure_katex``): con ``katex_prerender`` la
   extensión no pasa ``katex_options`` a node (hagenw/sphinxcontrib-katex #65 y #145,
   abiertos), solo su diccionario ``KATEX_DEFAULT_OPTIONS``;
+- esperar a que node escuche en su socket (``start_server_process``: la extensión
+  conecta una sola vez, y en una máquina cargada llegaba antes de tiempo);
 - la hoja de KaTeX solo en las páginas con fórmulas, las dos fuentes de casi toda
   fórmula pedidas desde ``<head>`` y las fuentes recortadas a lo que se dibuja.
 """
