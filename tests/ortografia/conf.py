@@ -33,6 +33,10 @@ WORD_LIST.write_text("\n".join(
 # La página de la bibliografía: nombres y títulos en inglés.
 spelling_exclude_patterns = ["book/referencias.md"]
 spelling_filters = ["filtros.CourseWords"]
+# Las salidas de las celdas son código o HTML crudo, que el corrector no revisa: sin
+# esto, myst-nb avisa de cada una que no sabe mostrar en este constructor.
+nb_mime_priority_overrides = [
+    ("spelling", "text/html", 10), ("spelling", "text/plain", 20)]
 # Lo que solo usa el HTML, con rutas relativas a conf.py: aquí no hace falta.
 html_static_path, html_favicon = [], None
 
