@@ -154,4 +154,7 @@ html_theme_options = {
 # la página, sin JavaScript de matemáticas; la hoja y las fuentes, vendorizadas.
 html_math_renderer = "katex"
 katex_prerender = True
+# El katex de node_modules (package-lock.json), no la copia de otra versión que trae
+# sphinxcontrib-katex; «make vendor» lo instala.
+katex_js_path = str(RAIZ / "node_modules" / "katex" / "dist" / "katex.min.js")
 katex_css_path = "vendor/katex/katex.min.css"

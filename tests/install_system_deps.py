@@ -1,5 +1,6 @@
 """Instala lo que las pruebas necesitan fuera de Python (paquetes de Debian): Chromium,
-el diccionario español de hunspell y poppler-utils (pdftotext y pdftoppm, para leer el
+el diccionario español de hunspell, la biblioteca enchant (PyEnchant, para
+sphinxcontrib-spelling) y poppler-utils (pdftotext y pdftoppm, para leer el
 PDF del curso y mirar las páginas impresas).
 
 - Como root (así corre CI): ``apt-get install`` de lo que falte.
@@ -19,6 +20,7 @@ PACKAGES = {
     "chromium": Path("/usr/bin/chromium"),
     "hunspell": Path("/usr/bin/hunspell"),
     "hunspell-es": Path("/usr/share/hunspell/es_ES.dic"),
+    "libenchant-2-2": Path("/usr/share/doc/libenchant-2-2"),
     "poppler-utils": Path("/usr/bin/pdftotext"),
 }
 

@@ -170,50 +170,78 @@ def test_nothing_references_mathjax_any_more():
     assert not hits, f"aún usan MathJax: {hits}"
 
 
-def test_dollarmath_amsmath_and_accents_render_with_the_books_katex():
+@pytest.fixture(scope="module")
+def render_latex():
+    """``render_latex`` de sphinxcontrib-katex con el KaTeX y los ajustes del libro."""
+    from sphinxcontrib import katex
+
+    if not (ROOT / "node_modules" / "katex").exists():
+        pytest.skip("sin node_modules (make vendor)")
+    _math_katex().configure_katex(katex)
+    katex.KaTeXServer.katex_path = str(
+        ROOT / "node_modules" / "katex" / "dist" / "katex.min.js")
+    return katex.render_latex  # sphinxcontrib-katex para node al salir (atexit)
+
+
+def test_dollarmath_amsmath_and_accents_render_with_the_books_katex(render_latex):
     """Lo que el libro puede escribir: ``aligned``, ``align``, ``\\text{…}`` y
-    ``\\mathrm{…}`` con tildes, con el KaTeX de node_modules y las opciones y el
-    arreglo de tildes de la construcción (``book/_ext/math_katex.py``)."""
-    import json
-    import subprocess
-    import sys
-
+    ``\\mathrm{…}`` con tildes, con el KaTeX de node_modules y las opciones de la
+    construcción (``book/_ext/math_katex.py``)."""
     from bs4 import BeautifulSoup
-
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    try:
-        import math_katex
-    finally:
-        sys.path.pop(0)
-    script = (
-        "const k = require(process.argv[1]);"
-        "process.stdout.write(k.renderToString(process.argv[2],"
-        " JSON.parse(process.argv[3])));"
-    )
-
-    def render(tex, options=None):
-        opts = {**math_katex.KATEX_OPTIONS, **(options or {})}
-        return subprocess.run(
-            ["node", "-e", script, str(ROOT / math_katex.KATEX_JS), tex,
-             json.dumps(opts)],
-            capture_output=True, text=True, check=True, timeout=60).stdout
 
     samples = [
         (r"\begin{aligned} \mu &= \frac{1}{d}\sum_{i=1}^{d} x_i \\"
          r" \text{posición} &= \mathrm{Atención}(x)\end{aligned}", True),
         (r"\begin{align} y &= \gamma \odot \hat{x} + \beta \end{align}", True),
-        (r"\sigma = \sqrt{\text{variación} + \epsilon}", False),
+        (r"\sigma = \sqrt{\text{variación} + \epsilon} \text{ (AÑO, pingüino)}", False),
     ]
     for tex, display in samples:
-        html = math_katex.render_accented(render, tex, {"displayMode": display})
+        html = render_latex(tex, {"displayMode": display})
         soup = BeautifulSoup(html, "html.parser")
-        assert not soup.select(".katex-error"), f"KaTeX no dibuja {tex}"
         annotation = soup.select_one('annotation[encoding="application/x-tex"]')
         assert annotation is not None and annotation.get_text() == tex
         visible = soup.select_one(".katex-html").get_text()
+        mathml = soup.select_one(".katex-mathml math semantics")
+        mathml = "".join(m.get_text() for m in mathml.find_all(recursive=False)
+                         if m.name != "annotation")
         assert not any(c in visible for c in SPLIT_ACCENTS), f"tilde partida: {tex}"
-        for word in re.findall(r"\w*[áéíóúñ]\w*", tex):
+        for word in re.findall(r"\w*[áéíóúüñÁÉÍÓÚÜÑ]\w*", tex):
             assert word in visible, f"«{word}» no se ve entera"
+            assert word in mathml, f"«{word}» no llega entera al MathML"
+
+
+def test_a_formula_katex_cannot_read_stops_the_build(render_latex):
+    from sphinxcontrib.katex import KaTeXError
+
+    with pytest.raises(KaTeXError, match="frac"):
+        render_latex(r"x = \frac{1}{")
+
+
+def test_the_katex_server_is_reached_even_if_it_listens_late(tmp_path):
+    """node crea el socket un instante antes de escuchar: la conexión se reintenta."""
+    import sys
+
+    from sphinxcontrib import katex
+
+    late = (
+        "import socket, sys, time\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.bind(sys.argv[1]); time.sleep(0.5); s.listen(); time.sleep(30)\n"
+    )
+
+    class Server(katex.KaTeXServer):
+        @classmethod
+        def build_command(cls, socket=None, port=None):
+            return [sys.executable, "-c", late, str(socket)]
+
+    start = _math_katex().start_server_process
+    process, sock = start(Server, tmp_path, timeout=30)
+    try:
+        assert sock.getpeername() == str(tmp_path / "katex.sock")
+    finally:
+        sock.close()
+        process.kill()
+        process.wait()
 
 
 @pytest.mark.browser

@@ -1,24 +1,23 @@
 """La prosa del curso pasa el corrector ortográfico y habla siempre de «tú».
 
-Ortografía: hunspell con el diccionario español de Debian (``hunspell-es``) sobre
+Ortografía del libro: sphinxcontrib-spelling (PyEnchant con el diccionario español
+de Debian, ``hunspell-es``) sobre los mismos documentos que lee Sphinx para el sitio
+(``sphinx-build -b spelling -c tests/ortografia``): revisa lo que el lector lee, sin
+código, matemáticas, enlaces, cursiva, negrita ni comillas (ahí el curso escribe
+extranjerismos y títulos). Lo que el corrector no decide solo está en
+``tests/ortografia/filtros.py``; la lista del curso es ``tests/palabras.txt``.
 
-- las celdas markdown de los notebooks y ``book/*.md``;
-- los docstrings de ``resnorm`` y las cadenas en español del código: mensajes de
-  error, etiquetas de los widgets (``resnorm/widgets/*.js``), textos alternativos de
-  las figuras en las celdas de los notebooks.
-
-Se excluye lo que no es prosa, trozo a trozo y nunca un archivo entero: bloques y
-directivas de código (``code-cell``, ``math``...), matemáticas (``$...$``, ``$$...$$``,
-``\\begin{...}``), código en línea, roles de MyST (salvo el texto visible de
-``{term}`` y de los enlaces), URLs, HTML, sustituciones y los nombres del código citados
-sin comillas (``float``, ``layer_norm``). Una cadena del código cuenta como prosa si es
-una frase y la mayoría de sus palabras son españolas (``"text/html"`` no cuenta).
-
-Además del diccionario valen: ``tests/palabras.txt`` (corta y revisada), las siglas,
-los autores de ``book/referencias.bib``, prefijo + palabra («subcapa», «retropropagar»)
-y, en cursiva, negrita o entre comillas (donde el curso escribe extranjerismos y
-títulos), el inglés: diccionario ``dictionary-en`` (npm, solo para pruebas) y los
-originales ingleses del glosario.
+Ortografía del código (hunspell): los docstrings de ``resnorm`` y las cadenas en
+español del código (mensajes de error, etiquetas de los widgets en
+``resnorm/widgets/*.js``, textos alternativos de las figuras en las celdas de los
+notebooks). El libro no las muestra como texto (``resnorm`` no se documenta con
+autodoc), así que el corrector de Sphinx no las ve. Una cadena del código cuenta si
+es una frase y la mayoría de sus palabras son españolas (``"text/html"`` no cuenta);
+los nombres del código citados sin comillas (``float``, ``layer_norm``) no cuentan.
+Además del diccionario valen ``tests/palabras.txt``, las siglas, los autores de
+``book/referencias.bib``, prefijo + palabra («subcapa») y, en cursiva o entre
+comillas, el inglés (``dictionary-en``, npm, solo para pruebas, y los originales
+ingleses del glosario).
 
 Registro: ninguna forma de voseo (``tenés``, ``mirá``, ``fijate``...) en ningún texto
 del curso, código y comentarios incluidos.
@@ -237,12 +236,9 @@ def _code_cell_source(source: str) -> str:
 
 
 def collect_prose() -> tuple[list[Fragment], list[Fragment]]:
-    """(prosa segura, cadenas candidatas): las candidatas cuentan si son españolas.
-
-    Los nombres del código citados sin comillas no son prosa: en los docstrings y
-    mensajes, los de todo el paquete ``resnorm``; en un notebook, también los suyos.
+    """(docstrings, cadenas candidatas) del código: las candidatas cuentan si son
+    españolas. Los nombres del código citados sin comillas no son prosa.
     """
-    prose: list[Fragment] = []
     candidates: list[Fragment] = []
     docstrings: list[Fragment] = []
     package_names: set[str] = set(PYTHON_NAMES)
@@ -253,26 +249,18 @@ def collect_prose() -> tuple[list[Fragment], list[Fragment]]:
         docstrings += docs
         candidates += strings
         package_names |= used
-    prose += [drop_code_names(f, package_names) for f in docstrings]
+    prose = [drop_code_names(f, package_names) for f in docstrings]
     for path in notebook_files():
         nb = json.loads(path.read_text(encoding="utf-8"))
-        markdown: list[Fragment] = []
-        names: set[str] = set(package_names)
         for index, cell in enumerate(nb.get("cells", [])):
-            source = "".join(cell.get("source", []))
+            if cell.get("cell_type") != "code":
+                continue
             name = f"{_rel(path)}[celda {index}]"
-            if cell.get("cell_type") == "markdown":
-                markdown += markdown_prose(source, name)
-            elif cell.get("cell_type") == "code":
-                try:
-                    _, strings, used = _python_strings(_code_cell_source(source), name)
-                except SyntaxError:
-                    continue
-                candidates += strings
-                names |= used
-        prose += [drop_code_names(f, names) for f in markdown]
-    for path in book_files():
-        prose += markdown_prose(path.read_text(encoding="utf-8"), _rel(path))
+            source = _code_cell_source("".join(cell.get("source", [])))
+            try:
+                candidates += _python_strings(source, name)[1]
+            except SyntaxError:
+                continue
     for path in javascript_files():
         candidates += javascript_strings(path.read_text(encoding="utf-8"), _rel(path))
     # En los mensajes, el código va entre comillas invertidas o es un nombre del
@@ -488,6 +476,103 @@ def checked():
     return prose + spanish_candidates(candidates, unknown), unknown
 
 
+SPELLING_CONF = ROOT / "tests" / "ortografia"
+NOTEBOOK_LINE = re.compile(r"^(\S+\.ipynb):(\d+)(\d{4}):")
+
+
+def spelling_report(outdir: Path) -> list[str]:
+    """Las líneas de los ``*.spelling`` de sphinxcontrib-spelling, «archivo:línea:
+    (palabra) contexto»; en un notebook, myst-nb numera celda × 10 000 + línea."""
+    lines = [
+        line
+        for report in sorted(outdir.rglob("*.spelling"))
+        for line in report.read_text(encoding="utf-8").splitlines()
+    ]
+    return [NOTEBOOK_LINE.sub(lambda m: f"{m[1]}[celda {int(m[2])}]:{int(m[3])}:",
+                              line) for line in lines]
+
+
+@pytest.mark.build
+def test_the_book_as_the_reader_reads_it_has_no_unknown_words(built_site, tmp_path):
+    """sphinx-build -b spelling sobre los documentos del libro."""
+    import sys
+
+    try:
+        import enchant
+
+        enchant.Dict("es_ES")
+    except Exception as error:  # noqa: BLE001 (ImportError o falta el diccionario)
+        pytest.fail(
+            f"Falta PyEnchant, libenchant-2-2 o hunspell-es ({error}): "
+            "python tests/install_system_deps.py y make test-deps"
+        )
+    out = tmp_path / "ortografia"
+    run = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "spelling", "-c", str(SPELLING_CONF),
+         "-d", str(tmp_path / "doctrees"), "-q", str(ROOT), str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    problems = spelling_report(out)
+    assert not problems, (
+        "Palabras desconocidas (corrígelas en el archivo que se nombra; si es una "
+        "palabra inglesa, ponla en cursiva, *así*; si es un término técnico correcto, "
+        "añádela a tests/palabras.txt, en su orden alfabético, con un comentario "
+        "«# qué es»):\n" + "\n".join(problems)
+    )
+
+
+def test_spelling_report_names_the_notebook_cell_and_line(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "04_x.spelling").write_text(
+        "notebooks/04_x.ipynb:50014: (recentra)  lo recentra\n"
+        "book/intro.md:9: (fed)  la red fed\n", encoding="utf-8")
+    assert spelling_report(tmp_path) == [
+        "notebooks/04_x.ipynb[celda 5]:14: (recentra)  lo recentra",
+        "book/intro.md:9: (fed)  la red fed",
+    ]
+
+
+def _filtros():
+    import sys
+
+    sys.path.insert(0, str(SPELLING_CONF))
+    try:
+        import filtros
+    finally:
+        sys.path.remove(str(SPELLING_CONF))
+    return filtros
+
+
+def test_course_filter_accepts_compounds_prefixes_and_symbols_not_typos():
+    filtros = _filtros()
+    known = {"capa", "red", "hola", "propagar"}.__contains__
+    for word in ("subcapa", "retropropagar", "Pre-LN", "post-LN", "γ", "ε²",
+                 "mybinder.org", "LN", "FFNs", "red-capa"):
+        assert filtros.accepted(word, known), word
+    for word in ("capaa", "subcapaa", "Pre-capaa", "pre", "mybinder", "ola-capa"):
+        assert not filtros.accepted(word, known), word
+
+
+def test_quoted_text_is_set_apart_like_italics():
+    from docutils import nodes
+
+    filtros = _filtros()
+    paragraph = nodes.paragraph("", "Busca «close» y “Function Classes” en NumPy.")
+    filtros.quoted_apart(paragraph)
+    assert [type(n).__name__ for n in paragraph.children] == [
+        "Text", "inline", "Text", "inline", "Text"]
+    assert paragraph.astext() == "Busca «close» y “Function Classes” en NumPy."
+    assert [n.astext() for n in paragraph.findall(nodes.inline)] == [
+        "«close»", "“Function Classes”"]
+
+
+def test_bibliography_names_come_from_the_bib_file():
+    names = _filtros().bibliography_names([ROOT / "book" / "referencias.bib"])
+    assert {"Vaswani", "Xiong", "Zhang"} <= names
+    assert "and" not in names
+
+
 def test_the_markdown_parser_drops_code_math_urls_and_roles():
     text = "\n".join(
         [
@@ -552,7 +637,7 @@ def test_word_list_is_short_sorted_and_has_no_dictionary_words():
     )
 
 
-def test_prose_has_no_unknown_words(checked):
+def test_code_strings_have_no_unknown_words(checked):
     fragments, unknown = checked
     problems = [
         f"{fragment.where}: {word}"

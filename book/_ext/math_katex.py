@@ -1,80 +1,64 @@
 """Fórmulas dibujadas al construir (KaTeX en node), sin JavaScript de matemáticas.
 
-``sphinxcontrib-katex`` con ``katex_prerender`` pasa cada fórmula al paquete npm
-``katex`` (``node_modules/katex``, fijado en ``package-lock.json``) por un proceso de
-node que corre en local durante la construcción: la página llega ya con el HTML de la
-fórmula y, al lado, su MathML (``output: "htmlAndMathml"``) para los lectores de
+``sphinxcontrib-katex`` con ``katex_prerender`` (conf.py) pasa cada fórmula al paquete
+npm ``katex`` (``node_modules/katex``, fijado en ``package-lock.json`` y elegido con
+``katex_js_path``) por un proceso de node que corre en local durante la construcción:
+la página llega ya con el HTML de la fórmula y su MathML para los lectores de
 pantalla, con el TeX original en ``<annotation encoding="application/x-tex">``. El
 navegador solo descarga la hoja de estilo de KaTeX (``_assets/vendor/katex/``, copiada
 por ``make vendor``) y las fuentes WOFF2 que usen las fórmulas de la página.
 
-Esta extensión:
+Lo que ninguna opción de ``sphinxcontrib-katex`` 0.9.11 hace, y por eso vive aquí:
 
-- apunta ``sphinxcontrib-katex`` al ``katex`` de ``node_modules`` (por defecto usaría
-  la copia que trae el paquete de Python, de otra versión);
-- convierte un error de KaTeX (el span ``katex-error`` que deja en la página) en un
-  aviso de Sphinx, que ``jupyter-book build -W`` vuelve error;
-- quita la hoja de estilo de KaTeX de las páginas sin fórmulas y, en las que tienen,
-  pide desde ``<head>`` las dos fuentes que usa casi toda fórmula (``FIRST_FONTS``);
-- mantiene enteras las letras con tilde (``render_accented``): KaTeX parte «ó» en
-  «o» y un acento suelto, y el lector copiaría «Atencioˊn».
+- las opciones de KaTeX al dibujar (``configure_katex``): con ``katex_prerender`` la
+  extensión no pasa ``katex_options`` a node (hagenw/sphinxcontrib-katex #65 y #145,
+  abiertos), solo su diccionario ``KATEX_DEFAULT_OPTIONS``;
+- esperar a que node escuche en su socket (``start_server_process``: la extensión
+  conecta una sola vez, y en una máquina cargada llegaba antes de tiempo);
+- la hoja de KaTeX solo en las páginas con fórmulas, las dos fuentes de casi toda
+  fórmula pedidas desde ``<head>`` y las fuentes recortadas a lo que se dibuja.
 """
 
 from __future__ import annotations
 
-import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from sphinx.errors import ConfigError
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
-
-KATEX_JS = Path("node_modules") / "katex" / "dist" / "katex.min.js"
-KATEX_CSS = "vendor/katex/katex.min.css"
-# Opciones de katex.renderToString para todas las fórmulas del libro.
+# Las letras del español que KaTeX partiría en dos: «ó» es para KaTeX una «o» con un
+# acento encima (lo que se ve y se copia sería «Atencioˊn», y un lector de pantalla
+# leería el acento aparte). Con la macro ``\char"F3`` llega la letra entera.
+WHOLE_LETTERS = {c: f'\\char"{ord(c):X}' for c in "áéíóúüñÁÉÍÓÚÜÑ"}
+# Opciones de katex.renderToString para todas las fórmulas del libro (además de las
+# de KaTeX por defecto: HTML y MathML).
 KATEX_OPTIONS = {
-    "output": "htmlAndMathml",
-    # Un error no para node: KaTeX deja el TeX en rojo (``katex-error``) y esta
-    # extensión lo convierte en aviso, con la página y la fórmula.
-    "throwOnError": False,
-    # Sin avisos de compatibilidad con LaTeX (p. ej. «ó» dentro de ``\\mathrm``,
-    # que KaTeX dibuja bien): node los escribiría en cada construcción.
+    # Una fórmula que KaTeX no entiende para la construcción (KaTeXError con el TeX).
+    "throwOnError": True,
+    # Sin avisos de compatibilidad con LaTeX (p. ej. «ó» dentro de ``\mathrm``, que
+    # KaTeX dibuja bien): node los escribiría en cada construcción.
     "strict": "ignore",
+    "macros": WHOLE_LETTERS,
 }
-# Letras cirílicas que sustituyen a las letras con tilde mientras KaTeX dibuja.
-_PLACEHOLDERS = 0x0410
+# sphinxcontrib-katex espera 5 s a que arranque node y a cada fórmula: poco para una
+# máquina compartida (el mensaje de error de la extensión pide subir estos tiempos).
+TIMEOUT = 60.0
 
 
-def render_accented(render, latex: str, options=None) -> str:
-    """Dibuja ``latex`` con ``render`` sin partir las letras con tilde.
-
-    KaTeX descompone «ó» en una «o» con un acento encima (dos caracteres): el lector
-    copiaría «Atencioˊn» y un lector de pantalla leería el acento aparte. Cada letra
-    con tilde viaja a KaTeX como una letra cirílica (que KaTeX deja tal cual) y se
-    repone después en el HTML, el MathML y la anotación con el TeX original.
-    """
-    import unicodedata
-
-    accented = sorted({c for c in latex if ord(c) > 127
-                       and unicodedata.normalize("NFD", c) != c})
-    if not accented or any(0x0400 <= ord(c) <= 0x04FF for c in latex):
-        return render(latex, options)
-    swap = {c: chr(_PLACEHOLDERS + i) for i, c in enumerate(accented)}
-    html = render("".join(swap.get(c, c) for c in latex), options)
-    for c, placeholder in swap.items():
-        html = html.replace(placeholder, c)
-    return html
+def configure_katex(katex) -> None:
+    """Ajusta el módulo ``sphinxcontrib.katex`` antes de dibujar la primera fórmula."""
+    katex.KATEX_DEFAULT_OPTIONS.clear()
+    katex.KATEX_DEFAULT_OPTIONS.update(KATEX_OPTIONS)
+    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = TIMEOUT
+    katex.KaTeXServer.start_server_process = classmethod(start_server_process)
 
 
-def _start_server_process(cls, rundir, timeout):
+def start_server_process(cls, rundir, timeout):
     """Arranca el proceso de node de KaTeX y se conecta a su socket.
 
     Como la de sphinxcontrib-katex 0.9.11, pero reintenta la conexión: node crea el
-    archivo del socket un instante antes de escuchar, y en una máquina cargada la
-    primera conexión podía llegar en ese instante («Connection refused»).
+    archivo del socket (``bind``) un instante antes de escuchar (``listen``), y en una
+    máquina cargada la primera conexión podía llegar en ese instante («Connection
+    refused»). La extensión solo reintenta así con un puerto TCP (en Windows).
     """
     import socket
     import time
@@ -96,34 +80,6 @@ def _start_server_process(cls, rundir, timeout):
             process.kill()
             raise cls.timeout_error(timeout)
         time.sleep(0.005)
-
-
-def _config_inited(app, config) -> None:
-    from sphinxcontrib import katex
-
-    katex_js = (Path(app.confdir) / KATEX_JS).resolve()
-    if not katex_js.exists():
-        raise ConfigError(
-            f"No encuentro KaTeX en {katex_js}: ejecuta «make vendor» (npm ci)."
-        )
-    config.katex_js_path = str(katex_js)
-    config.katex_prerender = True
-    if not config.katex_css_path or "://" in str(config.katex_css_path):
-        config.katex_css_path = KATEX_CSS
-    config.html_math_renderer = "katex"
-    # Tiempos de sphinxcontrib-katex (5 s) cortos para una máquina compartida.
-    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = 60.0
-    katex.KaTeXServer.start_server_process = classmethod(_start_server_process)
-    katex.KATEX_DEFAULT_OPTIONS.clear()
-    katex.KATEX_DEFAULT_OPTIONS.update(KATEX_OPTIONS)
-    if not getattr(katex.render_latex, "_curso", False):
-        original = katex.render_latex
-
-        def render_latex(latex, options=None):
-            return render_accented(original, latex, options)
-
-        render_latex._curso = True
-        katex.render_latex = render_latex
 
 
 def _has_math(doctree) -> bool:
@@ -153,18 +109,15 @@ def _preload_font(href: str) -> str:
 
 
 def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
-    """Avisa de cada error de KaTeX; la hoja de KaTeX, solo en páginas con fórmulas.
+    """La hoja de KaTeX, solo en páginas con fórmulas.
 
-    La hoja ``katex-math.css`` de sphinxcontrib-katex se cambia por
+    sphinxcontrib-katex la añade a todas las páginas (``add_css_file`` global, sin
+    opción para otra cosa). Su hoja ``katex-math.css`` se cambia por
     ``_assets/css/formulas.css`` (la misma, y con las fórmulas anchas desplazables).
     """
     from sphinx.builders.html._assets import _CascadingStyleSheet
 
     body = context.get("body", "")
-    if "katex-error" in body:
-        for tex in re.findall(r'class="katex-error"[^>]*title="([^"]*)"', body):
-            logger.warning("KaTeX no pudo dibujar una fórmula: %s", tex,
-                           location=pagename)
     with_math = _has_math(doctree) or 'class="katex' in body
     if with_math and "pathto" in context:
         context["metatags"] = context.get("metatags", "") + "".join(
@@ -324,8 +277,10 @@ def _subset_fonts(app, exception) -> None:
 
 
 def setup(app) -> dict[str, Any]:
+    from sphinxcontrib import katex
+
     app.setup_extension("sphinxcontrib.katex")
-    app.connect("config-inited", _config_inited)
+    configure_katex(katex)
     app.connect("html-page-context", _katex_only_with_math, priority=880)
     app.connect("build-finished", _subset_fonts, priority=930)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
