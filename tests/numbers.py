@@ -139,3 +139,21 @@ def hand_typed_decimals(text: str) -> list[str]:
 def load_allowed(path: Path = ALLOWED_FILE) -> list[dict]:
     with path.open("rb") as fh:
         return tomllib.load(fh).get("allowed", [])
+
+
+# --- Cifras sin agrupar --------------------------------------------------------------
+
+# Un entero de 5 cifras o más escrito de corrido. No cuentan: la parte decimal de un
+# número (tras «.»), las cifras pegadas a letras o a «_» (identificadores, hashes
+# como 9d2c173), las de un código de documento (DU-09797-001) ni las de una ruta o
+# un ancla («/», «#»). Los años tienen 4 cifras y
+# la RAE no los agrupa; ninguno llega aquí.
+UNGROUPED_RE = re.compile(r"(?<![\w.#/])(?<!\w-)\d{5,}(?!\w)")
+
+
+def ungrouped_numbers(text: str) -> list[str]:
+    """Los enteros de 5 cifras o más sin sus grupos de tres («45711» en vez de
+    «45 711»), en un texto que ya es prosa (sin código). Las URLs no cuentan."""
+    from tests.prose import URL
+
+    return UNGROUPED_RE.findall(URL.sub(" ", text))
