@@ -75,6 +75,14 @@ def compare(notebook: str, name: str, value, spec: dict) -> str | None:
         f". Si el nuevo es el correcto, cámbialo en tests/{EXPECTED_FILE.name} "
         f"(sección [\"{notebook}\"], «{name}») y di de dónde sale en su source"
     )
+    if spec.get("measured"):
+        # Un tiempo (o un cociente de tiempos): depende de la máquina y de su carga, así
+        # que aquí solo se pide que sea una medida (un número finito y positivo); lo
+        # que la prosa lee de él lo comprueba un assert con margen en el notebook.
+        got = _as_numbers(value)
+        if got is None or len(got) != 1 or not (math.isfinite(got[0]) and got[0] > 0):
+            return f"{where} vale {value!r}; se esperaba un tiempo medido (> 0){fix}"
+        return None
     if "text" in spec:
         if str(value) != spec["text"]:
             return (

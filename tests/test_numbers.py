@@ -39,12 +39,13 @@ def test_every_expected_entry_has_a_tolerance_and_a_source():
         for nb, entries in EXPECTED.items()
         for name, spec in entries.items()
         if ("value" in spec and "tol" not in spec) or not spec.get("source")
-        or ("value" not in spec and "text" not in spec)
+        or ("value" not in spec and "text" not in spec and not spec.get("measured"))
     ]
     assert not bad, (
         f"tests/expected_values.toml: entradas sin valor, tolerancia o fuente: {bad}. "
         "Cada una es «nombre = { value = …, tol = …, source = \"de dónde sale\" }» "
-        "(o { text = \"…\", source = … } para un texto)"
+        "(o { text = \"…\", source = … } para un texto, o { measured = true, "
+        "source = … } para un tiempo, que depende de la máquina)"
     )
 
 
@@ -226,3 +227,11 @@ def test_a_grouped_glued_integer_matches_its_expected_value():
     spec = {"value": 45711, "tol": 0, "source": "len(corpus)"}
     assert numbers.compare("10", "n_chars", format_integer(45711), spec) is None
     assert numbers.compare("10", "n_chars", format_integer(45712), spec) is not None
+
+
+def test_a_measured_time_only_has_to_be_a_measurement():
+    spec = {"measured": True, "source": "cociente de tiempos de CPU"}
+    assert numbers.compare("12", "cociente", 3.16, spec) is None
+    assert numbers.compare("12", "cociente", 0.51, spec) is None
+    for bad in (0.0, -1.0, float("nan"), float("inf"), "[1, 2]"):
+        assert numbers.compare("12", "cociente", bad, spec) is not None
