@@ -165,3 +165,20 @@ def ungrouped_numbers(text: str) -> list[str]:
     from tests.prose import URL
 
     return UNGROUPED_RE.findall(URL.sub(" ", text))
+
+
+# Un entero en grupos separados por un espacio normal («175 000»): la línea puede
+# partirse entre sus grupos. La RAE pide un espacio que no la parta (fino, U+202F, o
+# duro, U+00A0). Solo enteros de 5 cifras o más, sin otra cifra al lado («GPT-3 175B»,
+# «1, 5, 20 y 50» no cuentan).
+BREAKABLE_RE = re.compile(
+    r"(?<![\w.,\u00a0\u2009\u202f ])(?:\d{2,3}(?: \d{3})+|\d(?: \d{3}){2,})"
+    r"(?![\w\u00a0\u2009\u202f]|[.,]\d| \d)"
+)
+
+
+def breakable_groups(text: str) -> list[str]:
+    """Los enteros agrupados con un espacio que parte la línea («175 000»)."""
+    from tests.prose import URL
+
+    return BREAKABLE_RE.findall(URL.sub(" ", text))

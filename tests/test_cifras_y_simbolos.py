@@ -223,6 +223,18 @@ def test_the_detector_finds_ungrouped_integers_only(text, found):
     assert numbers.ungrouped_numbers(text) == found
 
 
+@pytest.mark.parametrize("text,found", [
+    ("175 000 millones", ["175 000"]),
+    ("16 777 216 B", ["16 777 216"]),
+    ("175\u202f000 millones y 12\u00a0288", []),
+    ("GPT-3 175B, 96 bloques", []),
+    ("tras 1, 5, 20 y 50 capas", []),
+    ("[0.5 100 200]", []),  # cifras al lado: una lista, no un número
+])
+def test_the_detector_finds_groups_a_line_can_break(text, found):
+    assert numbers.breakable_groups(text) == found
+
+
 def test_the_page_reader_keeps_code_and_math_out_of_the_prose():
     page = page_text(
         '<p>Hay 45711 <code>x = 45711</code> <span class="math">12345</span></p>'
@@ -246,16 +258,23 @@ def test_check_marks_that_every_font_has_pass_and_emoji_do_not():
 # --------------------------------------------------------------------------------------
 
 
+def badly_grouped(text: str) -> list[str]:
+    """Enteros de 5 cifras o más sin grupos, o con grupos que la línea puede partir."""
+    return numbers.ungrouped_numbers(text) + numbers.breakable_groups(text)
+
+
+
 def test_quiz_questions_group_their_digits_and_draw_everywhere():
     bad_numbers, bad_chars = [], []
     for qid, text in quiz_strings():
         bad_numbers += [f"{qid}: «{n}» en «{text[:80]}»"
-                        for n in numbers.ungrouped_numbers(text)]
+                        for n in badly_grouped(text)]
         if undrawable(text):
             bad_chars.append(f"{qid}: {_describe(undrawable(text))}")
     assert not bad_numbers, (
-        "Preguntas con enteros de 5 cifras o más sin agrupar (la RAE: «45 711», con "
-        "espacio fino; usa resnorm.book.format_integer):\n" + "\n".join(bad_numbers)
+        "Preguntas con enteros de 5 cifras o más sin agrupar, o con un espacio que "
+        "parte la línea (la RAE: «45 711», con espacio fino; usa "
+        "resnorm.book.format_integer):\n" + "\n".join(bad_numbers)
     )
     assert not bad_chars, (
         "Preguntas con caracteres que sin fuente de emoji se ven como un cuadro "
@@ -267,11 +286,12 @@ def test_checker_widget_and_site_strings_group_their_digits_and_draw_everywhere(
     bad_numbers, bad_chars = [], []
     for where, text in code_strings():
         bad_numbers += [f"{where}: «{n}» en «{text[:80]}»"
-                        for n in numbers.ungrouped_numbers(text)]
+                        for n in badly_grouped(text)]
         if undrawable(text):
             bad_chars.append(f"{where}: {_describe(undrawable(text))}")
     assert not bad_numbers, (
-        "Mensajes con enteros de 5 cifras o más sin agrupar (la RAE: «45 711»; si es "
+        "Mensajes con enteros de 5 cifras o más sin agrupar, o con un espacio que "
+        "parte la línea (la RAE: «45 711», con espacio fino o duro; si es "
         "código, como una forma (16384, 1024), va entre comillas invertidas):\n"
         + "\n".join(bad_numbers)
     )
@@ -288,10 +308,11 @@ def _pages() -> list[str]:
 @pytest.mark.parametrize("rel", _pages() or ["index.html"])
 def test_built_pages_group_their_digits_and_draw_everywhere(rel, built_site):
     page = page_text((built_site / rel).read_text(encoding="utf-8"))
-    found = numbers.ungrouped_numbers("\n".join(page.prose))
+    found = badly_grouped("\n".join(page.prose))
     assert not found, (
-        f"{rel}: enteros de 5 cifras o más sin agrupar en la prosa: {found}. La RAE "
-        "los escribe en grupos de tres («45 711»): un número pegado, con "
+        f"{rel}: enteros de 5 cifras o más sin agrupar (o agrupados con un espacio "
+        f"que parte la línea) en la prosa: {found}. La RAE los escribe en grupos de "
+        "tres con un espacio fino que no se parte («45 711»): un número pegado, con "
         "glue_integer de resnorm.book y {glue:text}`nombre` (sin «:.0f»); uno escrito "
         "en el texto, con espacio fino (U+202F)"
     )
