@@ -11,6 +11,8 @@ funciones, desde esa misma variable y sin volver a calcularlo;
   ``{glue:text}`normalizado```
   muestra ``[−1.024, −0.266, −0.367, 1.657]``.
 - ``glue_sci("grad", g, 2)`` → en la prosa se lee ``2.7 × 10⁻¹⁶``.
+- ``glue_integer("n_chars", n)`` → en la prosa: ``{glue:text}`n_chars``` muestra
+  ``45 711`` (grupos de tres cifras, como la RAE).
 - ``glue_figure("fig-09-escala", fig, alt=...)`` → la figura numerada de un
   ``{glue:figure}``; la celda visible solo la dibuja.
 
@@ -27,8 +29,19 @@ import numpy as np
 
 MINUS = "\u2212"  # signo menos tipográfico, el que se lee en la prosa
 
+#: El separador de miles de la prosa: espacio fino que no parte la línea (U+202F).
+GROUP_SEPARATOR = "\u202f"
+# Separadores que se aceptan al leer: espacio, espacio duro, fino y fino duro.
+_GROUP_CHARS = " \u00a0\u2009\u202f"
+# Un entero en grupos de tres, como los escribe la RAE: solo los de 5 cifras o más
+# llevan grupos («45 711», «1 000 000»); «1 234» son dos números (1 y 234), como «1 2».
+_GROUPED = (
+    rf"(?:\d{{2,3}}(?:[{_GROUP_CHARS}]\d{{3}})+|\d(?:[{_GROUP_CHARS}]\d{{3}}){{2,}})"
+    r"(?![\d])"
+)
+_NO_GROUPS = str.maketrans("", "", _GROUP_CHARS)
 _NUMBER_RE = re.compile(
-    r"[-\u2212]?(?:\d+\.?\d*|\.\d+)"
+    rf"[-\u2212]?(?:{_GROUPED}(?:\.\d+)?|\d+\.?\d*|\.\d+)"
     r"(?:[eE][-+]?\d+|\s?\u00d7\s?10[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)?"
 )
 _SUPERSCRIPT_DIGITS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
@@ -50,6 +63,19 @@ def format_number(value: float, decimals: int = 4) -> str:
     if float(text) == 0.0:
         text = text.lstrip("-")
     return text.replace("-", MINUS)
+
+
+def format_integer(value) -> str:
+    """Un entero como lo escribe la RAE: con 5 cifras o más, en grupos de tres
+    separados por un espacio fino (``45 711``, ``16 777 216``); con 4 o menos, sin
+    separador (``4096``). Signo menos tipográfico."""
+    whole = int(value)
+    if whole != value:
+        raise ValueError(f"format_integer espera un entero; recibió {value!r}")
+    digits = str(abs(whole))
+    if len(digits) > 4:
+        digits = f"{abs(whole):,}".replace(",", GROUP_SEPARATOR)
+    return (MINUS if whole < 0 else "") + digits
 
 
 def format_sci(value: float, digits: int = 2) -> str:
@@ -77,13 +103,14 @@ def _to_float(token: str) -> float:
         mantissa, power = token.split("\u00d7")
         exponent = power.strip()[2:].translate(_SUPERSCRIPTS)
         return float(f"{mantissa.strip()}e{exponent}")
-    return float(token)
+    return float(token.translate(_NO_GROUPS))
 
 
 def parse_numbers(text: str) -> list[float]:
     """Extrae los números de un texto pegado.
 
-    Acepta el signo menos tipográfico y la notación para lectores ``2.7 × 10⁻¹⁶``.
+    Acepta el signo menos tipográfico, la notación para lectores ``2.7 × 10⁻¹⁶`` y los
+    enteros en grupos de tres (``45 711`` → 45711; «1 2» y «1 234» son dos números).
     """
     return [_to_float(m) for m in _NUMBER_RE.findall(text)]
 
@@ -100,6 +127,15 @@ def glue_number(name: str, value) -> None:
                 f"glue_number espera un solo número; recibió forma {value.shape}"
             )
     _glue(name, float(value))
+
+
+def glue_integer(name: str, value) -> None:
+    """Pega un entero ya escrito como la RAE (``45 711``, ``format_integer``).
+
+    La prosa lo cita con ``{glue:text}`name``` (sin formato: ``:.0f`` lo escribiría
+    sin grupos, ``45711``).
+    """
+    _glue(name, format_integer(value))
 
 
 def glue_vector(name: str, values, decimals: int = 3) -> None:

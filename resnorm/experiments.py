@@ -302,6 +302,7 @@ def signal_survival(
     width: int = 128,
     batch_size: int = 64,
     seed: int = 0,
+    bias: bool = True,
 ) -> dict:
     """El «juego del teléfono»: cuánto de la entrada queda tras ``L`` capas.
 
@@ -318,6 +319,11 @@ def signal_survival(
     salidas de entradas distintas (``i ≠ j``). Entradas aleatorias independientes dan
     valores cercanos a 0; si crece, mensajes distintos acaban pareciéndose.
 
+    ``bias=False`` pone a cero los sesgos ``b_l`` (los mismos pesos ``W_l``): en la pila
+    plana, el sesgo que cada capa suma igual a todas las entradas es buena parte de
+    por qué las salidas acaban en una misma recta (``|cos| ≈ 1`` tras 20 capas con
+    sesgo; bastante menos sin él).
+
     Devuelve ``{"params", "depths", "kinds", "cosine": {kind: [...]},
     "pairwise_abs_cosine": {kind: [...]}, "output_std": {kind: [...]}}`` con un valor
     por profundidad. Capítulo 1: El problema de apilar capas.
@@ -333,13 +339,16 @@ def signal_survival(
         for kind in kinds:
             for depth in depths:
                 torch.manual_seed(seed + depth)  # mismos pesos W para cada tipo
-                h = _DeepMLP(kind, depth, width)(x)  # (B, width)
+                net = _DeepMLP(kind, depth, width)
+                if not bias:
+                    net.bias.zero_()
+                h = net(x)  # (B, width)
                 cosine[kind].append(F.cosine_similarity(x, h, dim=-1).mean().item())
                 unit = F.normalize(h, dim=-1)
                 gram = (unit @ unit.T).abs()  # (B, B)
                 pairwise[kind].append(gram[off_diagonal].mean().item())
                 output_std[kind].append(h.std(correction=0).item())
-    params = dict(width=width, batch_size=batch_size, seed=seed)
+    params = dict(width=width, batch_size=batch_size, seed=seed, bias=bias)
     return {
         "params": params,
         "depths": depths,

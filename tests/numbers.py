@@ -75,6 +75,14 @@ def compare(notebook: str, name: str, value, spec: dict) -> str | None:
         f". Si el nuevo es el correcto, cámbialo en tests/{EXPECTED_FILE.name} "
         f"(sección [\"{notebook}\"], «{name}») y di de dónde sale en su source"
     )
+    if spec.get("measured"):
+        # Un tiempo (o un cociente de tiempos): depende de la máquina y de su carga, así
+        # que aquí solo se pide que sea una medida (un número finito y positivo); lo
+        # que la prosa lee de él lo comprueba un assert con margen en el notebook.
+        got = _as_numbers(value)
+        if got is None or len(got) != 1 or not (math.isfinite(got[0]) and got[0] > 0):
+            return f"{where} vale {value!r}; se esperaba un tiempo medido (> 0){fix}"
+        return None
     if "text" in spec:
         if str(value) != spec["text"]:
             return (
@@ -139,3 +147,38 @@ def hand_typed_decimals(text: str) -> list[str]:
 def load_allowed(path: Path = ALLOWED_FILE) -> list[dict]:
     with path.open("rb") as fh:
         return tomllib.load(fh).get("allowed", [])
+
+
+# --- Cifras sin agrupar --------------------------------------------------------------
+
+# Un entero de 5 cifras o más escrito de corrido. No cuentan: la parte decimal de un
+# número (tras «.»), las cifras pegadas a letras o a «_» (identificadores, hashes
+# como 9d2c173), las de un código de documento (DU-09797-001) ni las de una ruta o
+# un ancla («/», «#»). Los años tienen 4 cifras y
+# la RAE no los agrupa; ninguno llega aquí.
+UNGROUPED_RE = re.compile(r"(?<![\w.#/])(?<!\w-)\d{5,}(?!\w)")
+
+
+def ungrouped_numbers(text: str) -> list[str]:
+    """Los enteros de 5 cifras o más sin sus grupos de tres («45711» en vez de
+    «45 711»), en un texto que ya es prosa (sin código). Las URLs no cuentan."""
+    from tests.prose import URL
+
+    return UNGROUPED_RE.findall(URL.sub(" ", text))
+
+
+# Un entero en grupos separados por un espacio normal («175 000»): la línea puede
+# partirse entre sus grupos. La RAE pide un espacio que no la parta (fino, U+202F, o
+# duro, U+00A0). Solo enteros de 5 cifras o más, sin otra cifra al lado («GPT-3 175B»,
+# «1, 5, 20 y 50» no cuentan).
+BREAKABLE_RE = re.compile(
+    r"(?<![\w.,\u00a0\u2009\u202f ])(?:\d{2,3}(?: \d{3})+|\d(?: \d{3}){2,})"
+    r"(?![\w\u00a0\u2009\u202f]|[.,]\d| \d)"
+)
+
+
+def breakable_groups(text: str) -> list[str]:
+    """Los enteros agrupados con un espacio que parte la línea («175 000»)."""
+    from tests.prose import URL
+
+    return BREAKABLE_RE.findall(URL.sub(" ", text))

@@ -1,5 +1,5 @@
-"""Cada ejercicio tiene un comprobador: la solución del libro lo pasa (✅) y el stub
-vacío falla con un mensaje amable en español (❌), sin excepción. En la web, donde el
+"""Cada ejercicio tiene un comprobador: la solución del libro lo pasa (✓) y el stub
+vacío falla con un mensaje amable en español (✗), sin excepción. En la web, donde el
 stub se ejecutó al construir el libro, se ve en su lugar un recuadro neutro: qué hacer
 y dónde.
 
@@ -94,8 +94,9 @@ def test_importing_the_checkers_does_not_import_torch():
 def test_the_solution_passes(check, solution):
     fb = check(solution)
     assert fb.passed, str(fb)
-    assert str(fb).startswith("✅") and "✗" not in str(fb)
-    assert "✅" in fb._repr_html_() and not fb.pending
+    assert str(fb).startswith("✓ ") and "✗" not in str(fb)
+    html = fb._repr_html_()
+    assert "resnorm-feedback-bien" in html and "✗" not in html and not fb.pending
 
 
 @pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
@@ -103,7 +104,7 @@ def test_an_empty_stub_fails_kindly_in_spanish(check, solution):
     fb = check(stub)
     assert not fb.passed and fb.pending
     text = str(fb)
-    assert text.startswith("❌")
+    assert text.startswith("✗ ")
     assert "Aún no has escrito la función" in text
     assert "Traceback" not in text
     # La primera ejecución de una celda sin tocar no da pista: la general de algunos
@@ -112,7 +113,7 @@ def test_an_empty_stub_fails_kindly_in_spanish(check, solution):
     html = fb._repr_html_()
     assert "Pista" not in text and "Pista" not in html
     assert not general or general not in text + html
-    assert "❌" in html
+    assert "resnorm-feedback-mal" in html and "✗" in html
 
 
 @pytest.mark.parametrize(
@@ -201,7 +202,7 @@ def test_check_function_reports_wrong_values_and_exceptions():
 
 def test_feedback_renders_html_without_raw_markup():
     html = Feedback("Título <b>", True, ["✓ a < b"])._repr_html_()
-    assert "&lt;b&gt;" in html and "✅" in html
+    assert "&lt;b&gt;" in html and "✓ Título" in html
 
 
 def test_code_in_backticks_is_rendered_as_code_not_as_backticks():
@@ -226,7 +227,7 @@ def test_a_stub_shows_the_kernel_feedback_and_hides_the_web_box_by_default():
     # lo ocultan el atributo hidden y un estilo en línea.
     kernel, web = _kernel_and_web_views(check_function("Media", stub, CASES, "")
                                         ._repr_html_())
-    assert "❌" in kernel and "Aún no has escrito la función" in kernel
+    assert "✗" in kernel and "Aún no has escrito la función" in kernel
     assert " hidden " in web and 'style="display:none"' in web
 
 
@@ -234,7 +235,7 @@ def test_the_web_box_says_what_to_do_and_where_to_run_it_without_failing():
     _, web = _kernel_and_web_views(check_function("Media", stub, CASES, "")
                                    ._repr_html_())
     text = re.sub(r"<[^>]+>", "", web)
-    assert "❌" not in web and "✗" not in web and "#b2182b" not in web
+    assert "✗" not in web and "resnorm-feedback-mal" not in web and "#b2182b" not in web
     assert "Escribe tu solución" in text and "raise NotImplementedError" in text
     for where in ("Binder", "Colab", "tu ordenador"):
         assert where in text
@@ -300,10 +301,14 @@ def test_solutions_pass_and_stubs_fail_gracefully(path, executed_notebooks):
     assert solutions, f"{path.name}: ejercicios sin solución ejecutable"
     for cell in solutions:
         text = _text(cell.outputs)
-        assert "✅" in text and "❌" not in text, f"{path.name}: falla:\n{text}"
+        assert "resnorm-feedback-bien" in text and "✗" not in text, (
+            f"{path.name}: falla:\n{text}"
+        )
     for cell in stubs:
         text = _text(cell.outputs)
-        assert "❌" in text, f"{path.name}: stub sin fallo amable:\n{text}"
+        assert "resnorm-feedback-mal" in text, (
+            f"{path.name}: stub sin fallo amable:\n{text}"
+        )
         assert "resnorm-feedback-web" in text, f"{path.name}: stub sin recuadro web"
         assert not any(o.get("output_type") == "error" for o in cell.outputs)
 
@@ -348,7 +353,7 @@ def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
         for i in range(stubs.count()):
             out = stubs.nth(i)
             text = out.inner_text()  # solo lo visible
-            assert "❌" not in text and "Aún no has escrito" not in text, text
+            assert "✗" not in text and "Aún no has escrito" not in text, text
             assert "Binder" in text and "Colab" in text and "`" not in text, text
             box = out.locator(".resnorm-feedback-web")
             assert box.is_visible()

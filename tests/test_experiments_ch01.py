@@ -122,3 +122,27 @@ def test_by_init_is_seeded_and_json_friendly():
     first = ex.first_layer_grad_by_init(**kwargs)
     assert first == ex.first_layer_grad_by_init(**kwargs)
     json.dumps(first)
+
+
+# --- El colapso de la pila plana y su sesgo común ---------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_shared_bias_makes_the_plain_stack_collapse_to_one_line(seed):
+    # Capítulo 1: «|cos| = 1.00 tras 20 capas» es de esta pila, con el sesgo que cada
+    # capa suma igual a todas las entradas; con los mismos pesos y sesgo cero, las
+    # salidas se parecen más que tras una capa, pero no están en una recta.
+    kw = dict(depths=(1, 20), kinds=("plain",), seed=seed)
+    with_bias = ex.signal_survival(**kw)["pairwise_abs_cosine"]["plain"]
+    no_bias = ex.signal_survival(**kw, bias=False)["pairwise_abs_cosine"]["plain"]
+    assert with_bias[1] > 0.99
+    assert no_bias[0] < no_bias[1] < 0.6
+    assert abs(with_bias[0] - no_bias[0]) < 0.02  # tras una capa, el sesgo casi no pesa
+
+
+def test_zero_bias_is_recorded_and_changes_the_outputs():
+    kw = dict(depths=(5,), kinds=("residual",), seed=0)
+    a = ex.signal_survival(**kw)
+    b = ex.signal_survival(**kw, bias=False)
+    assert b["params"]["bias"] is False and a["params"]["bias"] is True
+    assert a["cosine"]["residual"] != b["cosine"]["residual"]

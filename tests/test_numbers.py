@@ -39,12 +39,13 @@ def test_every_expected_entry_has_a_tolerance_and_a_source():
         for nb, entries in EXPECTED.items()
         for name, spec in entries.items()
         if ("value" in spec and "tol" not in spec) or not spec.get("source")
-        or ("value" not in spec and "text" not in spec)
+        or ("value" not in spec and "text" not in spec and not spec.get("measured"))
     ]
     assert not bad, (
         f"tests/expected_values.toml: entradas sin valor, tolerancia o fuente: {bad}. "
         "Cada una es «nombre = { value = …, tol = …, source = \"de dónde sale\" }» "
-        "(o { text = \"…\", source = … } para un texto)"
+        "(o { text = \"…\", source = … } para un texto, o { measured = true, "
+        "source = … } para un tiempo, que depende de la máquina)"
     )
 
 
@@ -182,3 +183,55 @@ def test_executing_twice_gives_identical_glued_values(path, executed_notebooks):
     first = numbers.glued_values(executed_notebooks(path))
     second = numbers.glued_values(execute_notebook(path))
     assert first and first == second
+
+
+# --- Enteros en grupos de tres (la RAE) ----------------------------------------------
+
+
+@pytest.mark.parametrize("text,values", [
+    ("45\u202f711", [45711]),  # espacio fino duro, el de resnorm.book
+    ("45\u00a0711", [45711]),  # espacio duro
+    ("45\u2009711", [45711]),  # espacio fino
+    ("45 711", [45711]),
+    ("16\u202f777\u202f216 B", [16777216]),
+    ("\u221212\u202f288", [-12288]),
+    ("12\u202f288.5", [12288.5]),
+    ("[1 000 000, 2]", [1000000, 2]),
+    # No son grupos: «1 2» son dos números, y uno de 4 cifras no lleva grupos.
+    ("1 2", [1, 2]),
+    ("1\u202f234", [1, 234]),
+    ("123 4567", [123, 4567]),
+    ("[0.80, 0.95]", [0.80, 0.95]),
+    ("2.7 \u00d7 10\u207b\u00b9\u2076", [2.7e-16]),
+])
+def test_grouped_integers_are_read_as_one_number(text, values):
+    from resnorm.book import parse_numbers
+
+    assert parse_numbers(text) == pytest.approx(values)
+
+
+@pytest.mark.parametrize("value,text", [
+    (4096, "4096"), (12288, "12\u202f288"), (45711, "45\u202f711"),
+    (16777216, "16\u202f777\u202f216"), (-12288, "\u221212\u202f288"), (0, "0"),
+])
+def test_format_integer_groups_from_five_digits(value, text):
+    from resnorm.book import format_integer, parse_numbers
+
+    assert format_integer(value) == text
+    assert parse_numbers(text) == [value]
+
+
+def test_a_grouped_glued_integer_matches_its_expected_value():
+    from resnorm.book import format_integer
+
+    spec = {"value": 45711, "tol": 0, "source": "len(corpus)"}
+    assert numbers.compare("10", "n_chars", format_integer(45711), spec) is None
+    assert numbers.compare("10", "n_chars", format_integer(45712), spec) is not None
+
+
+def test_a_measured_time_only_has_to_be_a_measurement():
+    spec = {"measured": True, "source": "cociente de tiempos de CPU"}
+    assert numbers.compare("12", "cociente", 3.16, spec) is None
+    assert numbers.compare("12", "cociente", 0.51, spec) is None
+    for bad in (0.0, -1.0, float("nan"), float("inf"), "[1, 2]"):
+        assert numbers.compare("12", "cociente", bad, spec) is not None

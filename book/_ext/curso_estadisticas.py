@@ -97,7 +97,7 @@ def make_table(parent: str, metadata: dict[str, dict]) -> nodes.table:
         row += _cell("—" if runtime is None else f"{runtime:.2f}")
         stamp = datetime.fromtimestamp(when).strftime("%Y-%m-%d %H:%M") if when else ""
         row += _cell(stamp)
-        row += _cell("✅ bien" if item["succeeded"] else "❌ falló")
+        row += _cell("✓ bien" if item["succeeded"] else "✗ falló")
         body += row
     row = nodes.row()
     for text in ["Total", "", f"{total:.2f}", "", ""]:

@@ -23,6 +23,11 @@ NOT_WRITTEN_NEXT = (
     "Cuando la escribas, vuelve a ejecutar la celda: te diré qué está bien, qué falla "
     "y, si hace falta, te daré una pista."
 )
+#: Las marcas de acierto y fallo: «✓» y «✗», que tienen las fuentes de reserva
+#: comunes (DejaVu en casi todo Linux, Segoe UI Symbol en Windows). «✅» y «❌» son
+#: emoji: sin fuente de emoji, como en muchos Linux, se ven como un cuadro vacío.
+PASSED_MARK = "\u2713"
+FAILED_MARK = "\u2717"
 #: Un resultado con más valores que estos se resume en una línea, no se imprime.
 SHOWN_VALUES = 8
 
@@ -34,8 +39,9 @@ Mistake = tuple[str, Callable]  # (pista, una función que comete ese error)
 class Feedback:
     """Resultado de comprobar un ejercicio.
 
-    ``passed`` dice si todo está bien; ``lines`` lleva los aciertos (✓) y los
-    fallos (✗); ``hint``, una pista cuando algo falla. ``pending`` marca que la
+    ``passed`` dice si todo está bien (el título va tras «✓» o «✗», y en HTML la
+    clase ``resnorm-feedback-bien`` o ``-mal``); ``lines`` lleva los aciertos (✓) y
+    los fallos (✗); ``hint``, una pista cuando algo falla. ``pending`` marca que la
     función aún es el esqueleto del ejercicio (``raise NotImplementedError``): en la
     web, donde esa celda se ejecutó al construir el libro, eso no es un fallo sino un
     ejercicio por hacer, y se muestra un recuadro neutro que dice qué hacer y dónde
@@ -53,7 +59,7 @@ class Feedback:
         return self.passed
 
     def __str__(self) -> str:
-        head = "✅ " if self.passed else "❌ "
+        head = f"{PASSED_MARK if self.passed else FAILED_MARK} "
         body = "\n".join(f"  {line}" for line in self.lines)
         tail = f"\n  Pista: {self.hint}" if (self.hint and not self.passed) else ""
         return f"{head}{self.title}\n{body}{tail}"
@@ -81,9 +87,10 @@ class Feedback:
             if self.hint and not self.passed
             else ""
         )
-        mark = "✅" if self.passed else "❌"
+        mark = PASSED_MARK if self.passed else FAILED_MARK
+        outcome = "bien" if self.passed else "mal"
         return (
-            f'<div class="resnorm-feedback" role="status" '
+            f'<div class="resnorm-feedback resnorm-feedback-{outcome}" role="status" '
             f'style="border-left:4px solid {colour};padding:0.3em 0.8em">'
             f"<p><strong>{mark} {html.escape(self.title)}</strong></p>"
             f"<ul>{items}</ul>{hint}</div>"

@@ -30,11 +30,11 @@ def check_effective_gbps(fn: Callable) -> Feedback:
     N · d números de ``itemsize`` bytes.
     """
     cases = [
-        ("(4096, 1024) en float32 en 4 ms", ((4096, 1024), 0.004),
+        ("`(4096, 1024)` en float32 en 4 ms", ((4096, 1024), 0.004),
          effective_gbps((4096, 1024), 4, 0.004)),
-        ("(16384, 1024) en float32 en 20 ms", ((16384, 1024), 0.02),
+        ("`(16384, 1024)` en float32 en 20 ms", ((16384, 1024), 0.02),
          effective_gbps((16384, 1024), 4, 0.02)),
-        ("(1000, 500) en float64 (itemsize=8) en 1 ms", ((1000, 500), 0.001, 8),
+        ("`(1000, 500)` en float64 (itemsize=8) en 1 ms", ((1000, 500), 0.001, 8),
          effective_gbps((1000, 500), 8, 0.001)),
     ]
 

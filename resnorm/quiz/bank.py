@@ -23,7 +23,7 @@ from resnorm import (
     std,
     variance,
 )
-from resnorm.book import format_number, format_sci, format_vector
+from resnorm.book import format_integer, format_number, format_sci, format_vector
 from resnorm.quiz import Choice, Glue, Mistake, Numeric, Option
 
 # El vector del curso (la suma residual del capítulo 2) y los γ, β del capítulo 5.
@@ -45,8 +45,7 @@ def _n(value, decimals: int = 2) -> str:
 
 def _grouped(whole: int) -> str:
     """Un entero de 5 cifras o más en grupos de tres, como la RAE: «16 777 216»."""
-    text = str(whole)
-    return f"{whole:,}".replace(",", "\u202f") if len(text) > 4 else text
+    return format_integer(whole)
 
 
 def _v(values, decimals: int = 2) -> str:

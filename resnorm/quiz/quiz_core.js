@@ -28,7 +28,7 @@ export function parseAnswer(text) {
       ok: false,
       message:
         `«${shortText(raw.trim())}» parecen varios números: escribe uno solo. Si es ` +
-        "un número grande, agrupa las cifras de tres en tres (12 288) o júntalas.",
+        "un número grande, agrupa las cifras de tres en tres (12\u00a0288) o júntalas.",
     };
   }
   s = spaced.replace(/[\s\u00a0\u2009\u202f]+/g, "").replace(/^\+/, "");
