@@ -47,6 +47,7 @@ def readings(comparison: dict, high: dict, cut: dict, inside: dict) -> list[dict
     out = []
 
     def check(what: str, value: str, goal: str, ok) -> None:
+        value, goal = (t.replace("-", "−") for t in (value, goal))  # el signo menos
         out.append({"what": what, "value": value, "goal": goal, "ok": bool(ok)})
 
     # Todas parten de cerca de ln V, la pérdida de repartir la probabilidad por igual.
