@@ -86,15 +86,19 @@ SPLIT = {
 
 
 #: Los grupos más largos de «make test», delante, de más a menos (medidos módulo a
-#: módulo, issue 32: el cuaderno del GPT en un núcleo nuevo ≈ 6 min con la máquina
-#: muy cargada, cada vista del sitio ≈ 4,5, JupyterLab ≈ 2, el PDF ≈ 1); los demás
-#: van detrás, de más pruebas a menos, como los ordena xdist. Es solo el orden de
-#: salida: una prueba que no esté aquí se ejecuta igual. Con un grupo largo al final,
-#: los otros procesos esperan sin hacer nada.
+#: módulo con la máquina casi libre, issue 32: el cuaderno del GPT en un núcleo nuevo
+#: ≈ 80 s, test_gpt_js ≈ 100 s, test_site_quality ≈ 55 s, cada vista del sitio ≈ 50 s,
+#: test_figures_view ≈ 40 s, JupyterLab ≈ 30 s); los demás van detrás, de más pruebas
+#: a menos, como los ordena xdist. Es solo el orden de salida: una prueba que no esté
+#: aquí se ejecuta igual. Con un grupo largo al final, los otros procesos esperan sin
+#: hacer nada.
 COSTLY = (
     "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
     "_the_page_numbers[10_gpt_diminuto]",
+    "test_gpt_js.py",
+    "test_site_quality.py",
     "test_site_view.py::",
+    "test_figures_view.py",
     "test_jupyterlab.py",
     "test_pdf.py",
     "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
