@@ -5,8 +5,9 @@ cifra y sale con error (1) si alguna no lo cumple o una sección falla.
 Lo que es verdad en cualquier máquina lo comprueba «make test»; lo de aquí no:
 Lighthouse en cada página (rendimiento ≥ 90, mediana de 3), el primer widget visible
 ≤ 1 s después de DOMContentLoaded y sin empujar el texto, la latencia de cada widget,
-los cocientes de tiempos del apéndice, la construcción en frío y en caliente (y su CPU)
-y el peso de cada página.
+los cocientes de tiempos del apéndice, la construcción en frío y en caliente (y su CPU),
+el peso de cada página y, con otras dos semillas, lo que el capítulo 10 lee de los
+entrenamientos del GPT (``gpt_seeds``: robustez, no corrección; minutos de CPU).
 
 Uso::
 
@@ -35,6 +36,7 @@ from pathlib import Path
 from bench import build as build_mod
 from bench import cost as cost_mod
 from bench import gpt as gpt_mod
+from bench import gpt_seeds as gpt_seeds_mod
 from bench import lighthouse as lighthouse_mod
 from bench import pages as pages_mod
 from bench import report
@@ -43,7 +45,8 @@ from bench import widgets as widgets_mod
 from bench.server import serve
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("build", "pages", "widgets", "widget_load", "cost", "lighthouse", "gpt")
+SECTIONS = ("build", "pages", "widgets", "widget_load", "cost", "lighthouse", "gpt",
+            "gpt_seeds")
 
 
 def log(message: str) -> None:
@@ -148,6 +151,9 @@ def main(argv=None) -> int:
         if "cost" in args.sections:
             results["cost"] = section("cost", lambda: cost_mod.bench_cost(
                 args.shapes, args.cost_repeats, log=log))
+        if "gpt_seeds" in args.sections:
+            results["gpt_seeds"] = section("gpt_seeds", lambda: (
+                gpt_seeds_mod.bench_gpt_seeds(log=log)))
         browser_sections = [s for s in ("pages", "widgets", "widget_load", "gpt")
                             if s in args.sections]
         if browser_sections:
@@ -174,7 +180,7 @@ def main(argv=None) -> int:
     results["machine"]["loadavg_end"] = os.getloadavg()
     results["total_seconds"] = time.perf_counter() - started
     # una sección con error no es una lista
-    # («gpt» lleva su propio error)
+    # («gpt» y «gpt_seeds» llevan su propio error)
     for key in ("pages", "widgets", "widget_load", "cost", "lighthouse"):
         if isinstance(results.get(key), dict):
             results[f"{key}_error"] = results.pop(key)["error"]
@@ -186,7 +192,7 @@ def main(argv=None) -> int:
           f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
     rows = (report.rows_for(results) + widget_load_mod.rows_for(results)
             + cost_mod.rows_for(results) + lighthouse_mod.rows_for(results)
-            + gpt_mod.rows_for(results))
+            + gpt_mod.rows_for(results) + gpt_seeds_mod.rows_for(results))
     print(report.table(rows))
     print(f"Resultados completos en {args.output}")
     return verdict(rows, [k for k in results if k.endswith("_error")])

@@ -3,7 +3,9 @@ servido en 127.0.0.1 y un Chromium headless que aborta toda petición externa.""
 
 from __future__ import annotations
 
+import os
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -41,10 +43,15 @@ SERIAL_FIXTURES: set[str] = set()
 def pytest_xdist_make_scheduler(config, log):
     """El reparto de pytest-xdist: cada módulo entero en un solo proceso, para que sus
     fixtures de módulo (el navegador ya abierto en cada página, el servidor de
-    JupyterLab, los experimentos) se calculen una vez. Dos módulos se reparten más
+    JupyterLab, los experimentos) se calculen una vez. Algunos módulos se reparten más
     fino (``SPLIT``): las vistas del sitio (``test_site_view.py``, una carga por
-    página y vista) por vista, los entrenamientos del GPT (``test_gpt.py``) por
-    semilla y las preguntas de cada capítulo (``test_quiz_site.py``) por página.
+    página y vista) por vista, las preguntas de cada capítulo (``test_quiz_site.py``)
+    por página y cada cuaderno del alumno en su núcleo nuevo por cuaderno.
+
+    Los grupos salen en el orden de la colección, que ``pytest_collection_modifyitems``
+    deja con los más largos delante (``COSTLY``): xdist, por defecto, los ordena por
+    número de pruebas, y un grupo de una sola prueba larga (un cuaderno en un núcleo
+    nuevo) quedaba para el final, con los demás procesos ya parados.
 
     (La marca ``xdist_group`` de ``--dist loadgroup`` no sirve con pytest 9: xdist 3.8
     cambia ``item._nodeid``, que pytest 9 ya no lee.)"""
@@ -52,25 +59,65 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module, _, rest = nodeid.partition("::")
-            split = SPLIT.get(module.rsplit("/", 1)[-1])
-            part = split.search(rest) if split else None
-            return f"{module}::{part.group(1)}" if part else module
+            return scope_of(nodeid)
 
+    config.option.loadscopereorder = False
     return ModuleScheduling(config, log)
 
 
+def scope_of(nodeid: str) -> str:
+    """El grupo de una prueba: su módulo, o la parte de él que dice ``SPLIT``."""
+    module, _, rest = nodeid.partition("::")
+    split = SPLIT.get(module.rsplit("/", 1)[-1])
+    part = split.search(rest) if split else None
+    return f"{module}::{part.group(1)}" if part else module
+
+
 #: Módulos cuyas pruebas se reparten por una parte de su nombre (el resto del módulo
-#: va junto): la vista del sitio, la semilla del GPT, la página de las preguntas (cada
-#: prueba abre la suya; el módulo entero era de los más largos).
+#: va junto): la vista del sitio, la página de las preguntas (cada prueba abre la
+#: suya; el módulo entero era de los más largos), el cuaderno del alumno.
 SPLIT = {
     "test_site_view.py": re.compile(
         r"\[((?:telefono|tableta|portatil)-(?:claro|oscuro))\b"),
-    "test_gpt.py": re.compile(r"\[(\d+)\]$"),
     "test_quiz_site.py": re.compile(r"\[(notebooks/[\w.-]+)\]$"),
-    # Cada cuaderno del alumno en un núcleo nuevo (≈ 7 min en total): uno por proceso.
+    # Cada cuaderno del alumno en un núcleo nuevo: uno por grupo.
     "test_cuadernos.py": re.compile(r"^(test_each_learner_notebook_runs\w+\[\w+\])$"),
 }
+
+
+#: Los grupos más largos de «make test», delante, de más a menos (medidos módulo a
+#: módulo con la máquina casi libre, issue 32: el cuaderno del GPT en un núcleo nuevo
+#: ≈ 80 s, test_gpt_js ≈ 100 s, test_site_quality ≈ 55 s, cada vista del sitio ≈ 50 s,
+#: test_figures_view ≈ 40 s, JupyterLab ≈ 30 s); los demás van detrás, de más pruebas
+#: a menos, como los ordena xdist. Es solo el orden de salida: una prueba que no esté
+#: aquí se ejecuta igual. Con un grupo largo al final, los otros procesos esperan sin
+#: hacer nada.
+COSTLY = (
+    "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
+    "_the_page_numbers[10_gpt_diminuto]",
+    "test_gpt_js.py",
+    "test_site_quality.py",
+    "test_site_view.py::",
+    "test_figures_view.py",
+    "test_jupyterlab.py",
+    "test_pdf.py",
+    "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
+    "_the_page_numbers[",
+)
+
+
+def _costly_first(items) -> None:
+    """Ordena ``items`` por grupos: los de ``COSTLY`` delante, en su orden; los demás,
+    de más pruebas a menos (cada grupo junto, en el orden de pytest)."""
+    scopes = [scope_of(item.nodeid) for item in items]
+    size = Counter(scopes)
+
+    def rank(scope: str) -> tuple:
+        n = next((n for n, part in enumerate(COSTLY) if part in scope), len(COSTLY))
+        return n, -size[scope], scope
+
+    order = {id(item): rank(scope) for item, scope in zip(items, scopes)}
+    items.sort(key=lambda item: order[id(item)])
 
 
 def pytest_collection_modifyitems(config, items):
@@ -86,6 +133,8 @@ def pytest_collection_modifyitems(config, items):
             or names & SERIAL_FIXTURES
         ):
             item.add_marker(pytest.mark.serial)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _costly_first(items)
 
 
 @pytest.fixture(scope="session")

@@ -233,31 +233,6 @@ def test_the_bench_counts_as_stray_only_pages_outside_the_book(built_site, tmp_p
     assert pages.stray_pages(tmp_path) == ["borrador/notas.html"]
 
 
-def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
-    from bench import lighthouse
-
-    runs = [
-        {"performance": 97, "lcp_ms": 1960, "tbt_ms": 156, "cls": 0.0, "fcp_ms": 1650,
-         "accessibility": 100, "best-practices": 100, "seo": 100},
-        {"performance": 99, "lcp_ms": 1950, "tbt_ms": 52, "cls": 0.01, "fcp_ms": 1500,
-         "accessibility": 100, "best-practices": 96, "seo": 100},
-        {"performance": 98, "lcp_ms": 1955, "tbt_ms": 116, "cls": 0.0, "fcp_ms": 1660,
-         "accessibility": 100, "best-practices": 100, "seo": 100},
-    ]
-    row = lighthouse.with_medians(runs)
-    assert (row["performance"], row["lcp_ms"], row["tbt_ms"]) == (98, 1955, 116)
-    assert row["cls"] == 0.0 and row["fcp_ms"] == 1650
-    assert row["best-practices"] == 96  # la peor corrida
-    assert row["runs"] == runs
-    # Con una sola corrida, la fila es esa corrida.
-    assert lighthouse.with_medians(runs[1:2])["tbt_ms"] == 52
-    # Las auditorías que no pasan, las de la corrida de TBT mediano (116 ms), y las
-    # corridas de la fila, sin ellas.
-    marked = [{**r, "failing": [r["tbt_ms"]]} for r in runs]
-    row = lighthouse.with_medians(marked)
-    assert row["failing"] == [116] and row["runs"] == runs
-
-
 # --- Las fuentes recortadas: los mismos bytes en cada construcción -------------------
 
 
@@ -335,45 +310,6 @@ def test_every_local_extension_in_book_ext_is_registered_in_conf_py():
     local = sorted(p.stem for p in (ROOT / "book" / "_ext").glob("*.py"))
     missing = [name for name in local if name not in conf["extensions"]]
     assert not missing, f"Añade a «extensions» de conf.py: {missing}"
-
-
-# --- make bench: presupuestos que fallan en voz alta ---------------------------------
-
-
-def test_bench_fails_loudly_when_a_figure_misses_its_budget(capsys):
-    from bench.__main__ import verdict
-
-    ok = [("Página", "book/intro.html", "300 KB", "≤ 700 KB", "✓"),
-          ("Notebook", "01", "9.0 s", "", "")]
-    assert verdict(ok, []) == 0
-    late = ("Primer widget", "notebooks/04_layernorm.html a 390 px", "1800 ms",
-            "≤ 1 s", "✗")
-    assert verdict([*ok, late], []) == 1
-    err = capsys.readouterr().err
-    assert "FUERA DE PRESUPUESTO" in err and "04_layernorm.html a 390 px" in err
-    assert verdict(ok, ["lighthouse_error"]) == 1
-
-
-def test_bench_cost_ratios_use_each_methods_best_run():
-    from bench import cost as bench_cost
-    from resnorm.cost import METHODS
-
-    def run(scale):
-        seconds = {"copy_into": 1.0, "copy_new": 1.1, "torch_layer_norm": 2.0,
-                   "torch_rms_norm": 3.0, "naive_layer_norm": 8.0,
-                   "naive_rms_norm": 5.0, "resnorm_layer_norm": 4.0,
-                   "resnorm_rms_norm": 4.0}
-        return [{"method": k, "shape": [4, 4], "cpu_s": seconds[k] * scale.get(k, 1)}
-                for k in METHODS]
-
-    best = bench_cost.best_of([run({"naive_layer_norm": 3}), run({})])
-    assert best["naive_layer_norm"]["cpu_s"] == 8.0
-    ratios = {r["name"]: r for r in bench_cost.ratios(best)}
-    assert all(r["ok"] for r in ratios.values()), ratios
-    # Una normalización casi tan rápida como copiar no cabe en el presupuesto.
-    copies = {k: dict(best[k], cpu_s=1.9) for k in ("copy_into", "copy_new")}
-    slow_copy = bench_cost.ratios({**best, **copies})
-    assert not next(r for r in slow_copy if "más rápida" in r["name"])["ok"]
 
 
 def test_the_search_page_texts_of_this_sphinx_are_in_the_spanish_catalog():

@@ -1,7 +1,10 @@
 """El GPT diminuto del capítulo 10: el corpus se regenera desde su commit, el modelo es
-causal y parte de los mismos pesos en cada versión, y lo que el capítulo lee de las
-curvas se cumple también con otras dos semillas (la del capítulo se afirma al
-construirlo)."""
+causal y parte de los mismos pesos en cada versión, y lo que se mide dentro de él es lo
+que dice su definición.
+
+Lo que el capítulo lee de los entrenamientos lo afirman sus celdas ``remove-cell`` con
+la semilla del capítulo cada vez que se construye el libro; con otras dos semillas, lo
+comprueba el banco (``python -m bench --sections gpt_seeds``, bench/gpt_seeds.py)."""
 
 from __future__ import annotations
 
@@ -14,15 +17,7 @@ import torch
 
 from resnorm import gpt
 from resnorm.data import load_corpus, make_corpus
-from resnorm.exercises import ch10
 from tests.helpers import ROOT
-
-#: La semilla 0 es la del capítulo: sus celdas ``remove-cell`` afirman lo mismo que
-#: las pruebas de abajo sobre esos entrenamientos cada vez que se construye el libro.
-#: Aquí, las otras dos: lo que el capítulo lee no depende de la semilla.
-SEEDS = (1, 2)
-WITH_SHORTCUT = ("residual", "post_ln", "pre_ln")
-WITHOUT_SHORTCUT = ("plain", "ln_only")
 
 
 # --- Corpus ---------------------------------------------------------------------------
@@ -144,79 +139,6 @@ def test_known_word_fraction_counts_only_the_generated_words():
     generated = [gpt.PROMPT + " suma xq entrada"]
     assert gpt.known_word_fraction(generated, text) == pytest.approx(2 / 3)
     assert gpt.known_word_fraction([gpt.PROMPT], text) == 0.0
-
-
-# --- Lo que el capítulo lee, con tres semillas (la 0 en el capítulo, 1 y 2 aquí) ---
-
-
-@pytest.fixture(scope="module")
-def runs_by_seed():
-    """Los entrenamientos de una semilla, hechos la primera vez que se piden: con
-    pytest-xdist cada semilla va a un proceso (tests/conftest.py) y cada proceso
-    entrena solo la suya."""
-    out = {}
-
-    def get(seed: int):
-        if seed not in out:
-            comparison = gpt.gpt_comparison(seed=seed, n_samples=0)
-            high = gpt.lr_sensitivity(seed=seed, n_samples=0)
-            cut = ch10.train_without_ffn_shortcut(ch10._solution, seed=seed,
-                                                  n_samples=0)
-            out[seed] = (comparison, high, cut)
-        return out[seed]
-
-    return get
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-def test_without_shortcut_the_gpt_stays_at_the_frequency_loss(runs_by_seed, seed):
-    comparison, _, _ = runs_by_seed(seed)
-    unigram = comparison["unigram_loss"]
-    for config in WITHOUT_SHORTCUT:
-        run = comparison["runs"][config]
-        assert abs(run["final_val_loss"] - unigram) < 0.1, (config, seed)
-        # Baja deprisa de ln V a la referencia en los primeros 25 pasos.
-        assert run["val_loss"][0] > unigram + 1 and run["val_loss"][1] < unigram + 0.1
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-def test_with_shortcut_the_gpt_ends_well_below_the_frequency_loss(runs_by_seed, seed):
-    comparison, _, _ = runs_by_seed(seed)
-    unigram = comparison["unigram_loss"]
-    # Todas parten de cerca de ln V, la pérdida de repartir la probabilidad por igual.
-    start = [r["val_loss"][0] for r in comparison["runs"].values()]
-    assert max(abs(s - np.log(comparison["vocab_size"])) for s in start) < 0.5
-    for config in WITH_SHORTCUT:
-        final = comparison["runs"][config]["final_val_loss"]
-        assert final < unigram - 0.3, (config, seed)
-    # Y terminan cerca: a menos de la mitad de lo que bajan de la referencia.
-    near = [comparison["runs"][c]["final_val_loss"] for c in WITH_SHORTCUT]
-    assert max(near) - min(near) < 0.5 * (unigram - max(near)), seed
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-def test_post_ln_needs_warm_up_at_the_larger_rate_and_pre_ln_does_not(runs_by_seed,
-                                                                       seed):
-    comparison, high, _ = runs_by_seed(seed)
-    unigram = comparison["unigram_loss"]
-    final = {k: r["final_val_loss"] for k, r in high["runs"].items()}
-    assert abs(final["post_ln"] - unigram) < 0.1, seed
-    assert final["post_ln_warmup"] < unigram - 0.3, seed
-    assert final["pre_ln"] < unigram - 0.2, seed
-    assert final["post_ln"] > comparison["runs"]["post_ln"]["final_val_loss"] + 0.3
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-def test_removing_the_ffn_shortcut_alone_is_enough_to_stop_learning(runs_by_seed, seed):
-    comparison, _, cut = runs_by_seed(seed)
-    assert abs(cut["final_val_loss"] - comparison["unigram_loss"]) < 0.1, seed
-
-
-# --- Ejercicios -----------------------------------------------------------------------
 
 
 # --- Dentro del modelo entrenado (la figura del final del capítulo) -----------------
@@ -356,30 +278,3 @@ def test_plot_gpt_inside_draws_each_config_with_its_course_style():
     alt = plots.alt_text_gpt_inside(data)
     assert "Pre-LN" in alt and "tras ln_f" in alt and "0.800" in alt
     matplotlib.pyplot.close(fig)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", SEEDS)
-def test_inside_the_trained_gpt_the_chapter_readings_hold(runs_by_seed, seed):
-    comparison, _, _ = runs_by_seed(seed)
-    runs = comparison["runs"]
-    vx, _ = gpt._dataset().val_windows(32)
-    # Pre-LN: el flujo crece bloque a bloque y ln_f lo devuelve a su escala.
-    pre = gpt.stream_norms(runs["pre_ln"]["model"], vx)
-    assert all(b > a for a, b in zip(pre["blocks"], pre["blocks"][1:])), seed
-    assert pre["ln_f"] < pre["blocks"][-1] / 2, seed
-    # Post-LN: tras cada bloque, la escala de su LayerNorm, ≈ √32 salvo el último.
-    post = gpt.stream_norms(runs["post_ln"]["model"], vx)
-    assert post["blocks"][1:-1] == pytest.approx([32 ** 0.5] * 5, rel=0.1), seed
-    # γ y β siguen cerca de 1 y 0; la última LayerNorm es la que más se movió.
-    for config in ("post_ln", "pre_ln"):
-        gamma = [p["gamma_dev"] for p in gpt.norm_params(runs[config]["model"])]
-        assert max(gamma[:-1]) < 0.1 and gamma[-1] == max(gamma), (config, seed)
-    # El gradiente del primer paso: Pre-LN baja hacia la salida, Post-LN casi plano.
-    g_pre = runs["pre_ln"]["first_grad_norm_layers"]
-    g_post = runs["post_ln"]["first_grad_norm_layers"]
-    assert g_pre[0] > 1.2 * g_pre[-1], seed
-    assert max(g_post) < 1.5 * min(g_post), seed
-    # Y el primer paso de AdamW mueve cada W₂ lo mismo, ≈ lr, en las dos.
-    for config in ("post_ln", "pre_ln"):
-        assert runs[config]["first_step_size"] == pytest.approx([1.0] * 6, abs=0.02)

@@ -63,6 +63,10 @@ from tests.test_figures_view import (
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
 LOAD_TIMEOUT = 90_000  # ms: la máquina de pruebas puede estar ocupada
+# Lo que tarda como mucho un cambio que la prueba espera (un panel que se abre, un
+# diálogo, un salto a un ancla): holgado, porque con la máquina ocupada el navegador
+# responde tarde. Una prueba que pasa no espera nada de más; solo la que falla.
+STATE_TIMEOUT = 60_000  # ms
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 VIEWPORTS = {
     "telefono": (390, 844),
@@ -509,7 +513,7 @@ def test_widget_chart_text_is_at_least_11_px_on_a_320_px_phone(rel, browser, sit
         page.wait_for_function(
             "() => [...document.querySelectorAll('.rn-chart')].every((svg) =>"
             " Math.abs(svg.viewBox.baseVal.width - svg.getBoundingClientRect().width)"
-            " < 2)", timeout=10_000)
+            " < 2)", timeout=STATE_TIMEOUT)
         sizes = page.evaluate(CHART_TEXT_JS)
         assert min(sizes) >= MIN_LAPTOP_PX and max(sizes) < 16, f"{rel}: {sizes}"
     finally:
@@ -554,11 +558,11 @@ def _in_view(page, selector: str) -> bool:
 
 def _settles(page, selector: str, shown: bool) -> bool:
     """¿Acaba ``selector`` dentro (``shown``) o fuera de la ventana? Se espera a que
-    termine la animación que abre o cierra un panel, hasta 15 s, sin pausa fija."""
+    termine la animación que abre o cierra un panel, sin pausa fija."""
     try:
         page.wait_for_function(
             f"(sel) => ({_IN_VIEW_JS})(sel) === {'true' if shown else 'false'}",
-            arg=selector, timeout=15_000,
+            arg=selector, timeout=STATE_TIMEOUT,
         )
     except PlaywrightTimeout:
         return False
@@ -634,7 +638,7 @@ def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
         page.wait_for_function(
             "([id, half]) => { const t = document.getElementById(id)"
             ".getBoundingClientRect().top; return t >= 0 && t < half; }",
-            arg=[target, half], timeout=5_000,
+            arg=[target, half], timeout=STATE_TIMEOUT,
         )
     except PlaywrightTimeout:
         pass
@@ -683,7 +687,7 @@ def _settle_scroll(page) -> None:
         """() => new Promise((r) => { let last = scrollY, still = 0;
           const tick = () => { still = scrollY === last ? still + 1 : 0; last = scrollY;
             if (still > 5) r(true); else requestAnimationFrame(tick); }; tick(); })""",
-        timeout=15_000,
+        timeout=STATE_TIMEOUT,
     )
 
 
@@ -755,12 +759,12 @@ def test_focus_goes_back_to_the_toggle_when_an_index_closes(view, tab, site_url)
         page.keyboard.press("Enter")
         if opens_dialog:
             page.wait_for_function(
-                "() => !!document.querySelector('dialog[open]')", timeout=15_000)
+                "() => !!document.querySelector('dialog[open]')", timeout=STATE_TIMEOUT)
             active = page.evaluate(_ACTIVE_JS)
             assert active[3], f"{view}, {selector}: el foco no entra: {active}"
             page.keyboard.press("Escape")
             page.wait_for_function(
-                "() => !document.querySelector('dialog[open]')", timeout=15_000)
+                "() => !document.querySelector('dialog[open]')", timeout=STATE_TIMEOUT)
         page.wait_for_timeout(200)
         active = page.evaluate(_ACTIVE_JS)
         assert selector.split(".")[-1] in active[1], (
@@ -768,7 +772,7 @@ def test_focus_goes_back_to_the_toggle_when_an_index_closes(view, tab, site_url)
         if opens_dialog:  # y cerrando con un toque fuera del índice
             toggle.click()
             page.wait_for_function(
-                "() => !!document.querySelector('dialog[open]')", timeout=15_000)
+                "() => !!document.querySelector('dialog[open]')", timeout=STATE_TIMEOUT)
             # Fuera del índice (a la izquierda o a la derecha, según dónde se abre).
             left = page.evaluate(
                 "() => document.querySelector('dialog[open]')"
@@ -776,7 +780,7 @@ def test_focus_goes_back_to_the_toggle_when_an_index_closes(view, tab, site_url)
             page.mouse.click(4 if left > 40 else width - 4,
                              page.viewport_size["height"] - 4)
             page.wait_for_function(
-                "() => !document.querySelector('dialog[open]')", timeout=15_000)
+                "() => !document.querySelector('dialog[open]')", timeout=STATE_TIMEOUT)
             page.wait_for_timeout(200)
             active = page.evaluate(_ACTIVE_JS)
             assert selector.split(".")[-1] in active[1], (
@@ -807,7 +811,7 @@ def test_a_tap_opens_a_figure_full_width_with_its_caption(view, tab, site_url):
         " document.body.append(x); const t = x.innerText; x.remove(); return t; }")
     figure.locator("img").click()
     dialog = page.locator("dialog.curso-figura-dialogo[open]")
-    dialog.wait_for(state="visible", timeout=10_000)
+    dialog.wait_for(state="visible", timeout=STATE_TIMEOUT)
     width = page.viewport_size["width"]
     shown = dialog.locator("img").bounding_box()["width"]
     assert shown >= min(width, 1024) * 0.9, f"{view}: la figura mide {shown:.0f} px"
@@ -819,17 +823,17 @@ def test_a_tap_opens_a_figure_full_width_with_its_caption(view, tab, site_url):
     page.keyboard.press("Escape")
     page.wait_for_function(
         "() => !document.querySelector('dialog.curso-figura-dialogo[open]')",
-        timeout=10_000)
+        timeout=STATE_TIMEOUT)
     active = page.evaluate(_ACTIVE_JS)
     assert "curso-ampliar" in active[1], active
     assert active[2].startswith("Ampliar la figura 4."), active
     # Con el teclado: Enter en el botón lo abre; «Cerrar» lo cierra.
     page.keyboard.press("Enter")
-    dialog.wait_for(state="visible", timeout=10_000)
+    dialog.wait_for(state="visible", timeout=STATE_TIMEOUT)
     page.keyboard.press("Enter")  # el foco está en «Cerrar»
     page.wait_for_function(
         "() => !document.querySelector('dialog.curso-figura-dialogo[open]')",
-        timeout=10_000)
+        timeout=STATE_TIMEOUT)
     assert "curso-ampliar" in page.evaluate(_ACTIVE_JS)[1]
     assert not rec.console_errors, rec.console_errors
 
@@ -843,11 +847,11 @@ def test_live_code_without_binder_says_why_in_spanish(view, tab, site_url):
     page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
     page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
     notice = page.locator("#curso-codigo-en-vivo")
-    notice.wait_for(state="visible", timeout=15_000)
+    notice.wait_for(state="visible", timeout=STATE_TIMEOUT)
     page.wait_for_function(
         "() => /No se puede conectar/.test("
         "document.getElementById('curso-codigo-en-vivo').innerText)",
-        timeout=20_000,
+        timeout=STATE_TIMEOUT,
     )
     text = notice.inner_text()
     assert "mybinder.org" in text and "conexión" in text, text
@@ -1055,7 +1059,7 @@ def test_solution_title_opens_the_solution(tab, site_url):
     title.scroll_into_view_if_needed()
     title.click()
     try:
-        body.wait_for(state="visible", timeout=5_000)
+        body.wait_for(state="visible", timeout=STATE_TIMEOUT)
     except PlaywrightTimeout:
         pytest.fail("la solución no se abre")
     assert page.url == before

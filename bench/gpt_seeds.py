@@ -1,0 +1,146 @@
+"""Lo que el capítulo 10 lee de los entrenamientos del GPT, con otras semillas.
+
+El capítulo lo afirma con la semilla 0 cada vez que se construye el libro (sus celdas
+``remove-cell``): eso es corrección, y lo comprueba «make test». Aquí, con las
+semillas 1 y 2, que esas lecturas no dependen de la semilla: es robustez, y cuesta
+tres entrenamientos completos por semilla (minutos de CPU), así que va en el banco
+(``python -m bench --sections gpt_seeds``; issue 32). Cada lectura es una fila con su
+margen como presupuesto; una que no lo cumple hace fallar el banco.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+#: La semilla 0 es la del capítulo; estas, las otras dos.
+SEEDS = (1, 2)
+WITH_SHORTCUT = ("residual", "post_ln", "pre_ln")
+WITHOUT_SHORTCUT = ("plain", "ln_only")
+
+
+def train(seed: int) -> dict:
+    """Los tres experimentos del capítulo con una semilla, y lo que se mide dentro de
+    los modelos entrenados (las normas del flujo, sobre el conjunto de validación)."""
+    from resnorm import gpt
+    from resnorm.exercises import ch10
+
+    comparison = gpt.gpt_comparison(seed=seed, n_samples=0)
+    high = gpt.lr_sensitivity(seed=seed, n_samples=0)
+    cut = ch10.train_without_ffn_shortcut(ch10._solution, seed=seed, n_samples=0)
+    vx, _ = gpt._dataset().val_windows(32)
+    runs = comparison["runs"]
+    inside = {
+        "stream": {c: gpt.stream_norms(runs[c]["model"], vx)
+                   for c in ("post_ln", "pre_ln")},
+        "gamma_dev": {c: [p["gamma_dev"] for p in gpt.norm_params(runs[c]["model"])]
+                      for c in ("post_ln", "pre_ln")},
+    }
+    return {"comparison": comparison, "high": high, "cut": cut, "inside": inside}
+
+
+def readings(comparison: dict, high: dict, cut: dict, inside: dict) -> list[dict]:
+    """Cada lectura del capítulo como ``{"what", "value", "goal", "ok"}``."""
+    runs = comparison["runs"]
+    unigram = comparison["unigram_loss"]
+    final = {c: r["final_val_loss"] for c, r in runs.items()}
+    out = []
+
+    def check(what: str, value: str, goal: str, ok) -> None:
+        value, goal = (t.replace("-", "−") for t in (value, goal))  # el signo menos
+        out.append({"what": what, "value": value, "goal": goal, "ok": bool(ok)})
+
+    # Todas parten de cerca de ln V, la pérdida de repartir la probabilidad por igual.
+    ln_v = math.log(comparison["vocab_size"])
+    start = max(abs(r["val_loss"][0] - ln_v) for r in runs.values())
+    check("|primera pérdida − ln V| (máx.)", f"{start:.3f}", "< 0.5", start < 0.5)
+    for c in WITHOUT_SHORTCUT:
+        gap = final[c] - unigram
+        check(f"{c}: final − referencia", f"{gap:+.3f}", "|·| < 0.1", abs(gap) < 0.1)
+        first, after = runs[c]["val_loss"][:2]
+        check(f"{c}: 1.ª y 2.ª medida − referencia",
+              f"{first - unigram:+.2f}, {after - unigram:+.3f}", "> 1, < 0.1",
+              first > unigram + 1 and after < unigram + 0.1)
+    for c in WITH_SHORTCUT:
+        gap = final[c] - unigram
+        check(f"{c}: final − referencia", f"{gap:+.3f}", "< −0.3", gap < -0.3)
+    near = [final[c] for c in WITH_SHORTCUT]
+    spread, room = max(near) - min(near), unigram - max(near)
+    check("con atajo: distancia entre las tres", f"{spread:.3f}",
+          f"< {0.5 * room:.3f} (mitad de lo que bajan)", spread < 0.5 * room)
+
+    hr = {c: r["final_val_loss"] for c, r in high["runs"].items()}
+    gap = hr["post_ln"] - unigram
+    check("tasa alta, post_ln: final − referencia", f"{gap:+.3f}", "|·| < 0.1",
+          abs(gap) < 0.1)
+    gap = hr["post_ln_warmup"] - unigram
+    check("tasa alta, post_ln con calentamiento", f"{gap:+.3f}", "< −0.3", gap < -0.3)
+    gap = hr["pre_ln"] - unigram
+    check("tasa alta, pre_ln: final − referencia", f"{gap:+.3f}", "< −0.2", gap < -0.2)
+    worse = hr["post_ln"] - final["post_ln"]
+    check("post_ln: tasa alta − tasa base", f"{worse:+.3f}", "> 0.3", worse > 0.3)
+
+    gap = cut["final_val_loss"] - unigram
+    check("pre_ln sin el atajo de la FFN − referencia", f"{gap:+.3f}", "|·| < 0.1",
+          abs(gap) < 0.1)
+
+    pre, post = inside["stream"]["pre_ln"], inside["stream"]["post_ln"]
+    grows = all(b > a for a, b in zip(pre["blocks"], pre["blocks"][1:]))
+    check("pre_ln: el flujo crece bloque a bloque", "sí" if grows else "no", "sí",
+          grows)
+    ratio = pre["ln_f"] / pre["blocks"][-1]
+    check("pre_ln: ln_f / último bloque", f"{ratio:.3f}", "< 0.5", ratio < 0.5)
+    sqrt_d = 32 ** 0.5
+    dev = max(abs(n / sqrt_d - 1) for n in post["blocks"][1:-1])
+    check("post_ln: bloques 1–5, |norma/√32 − 1| (máx.)", f"{dev:.3f}", "≤ 0.1",
+          dev <= 0.1)
+    for c in ("post_ln", "pre_ln"):
+        gamma = inside["gamma_dev"][c]
+        check(f"{c}: γ de las LayerNorm menos la última (máx. desvío)",
+              f"{max(gamma[:-1]):.3f}", "< 0.1", max(gamma[:-1]) < 0.1)
+        check(f"{c}: la última γ es la que más se movió", f"{gamma[-1]:.3f}",
+              f"= máx. ({max(gamma):.3f})", gamma[-1] == max(gamma))
+    g_pre = runs["pre_ln"]["first_grad_norm_layers"]
+    g_post = runs["post_ln"]["first_grad_norm_layers"]
+    check("pre_ln: gradiente del 1.er paso, bloque 1 / bloque 6",
+          f"{g_pre[0] / g_pre[-1]:.2f}", "> 1.2", g_pre[0] > 1.2 * g_pre[-1])
+    check("post_ln: gradiente del 1.er paso, máx. / mín.",
+          f"{max(g_post) / min(g_post):.2f}", "< 1.5", max(g_post) < 1.5 * min(g_post))
+    for c in ("post_ln", "pre_ln"):
+        steps = runs[c]["first_step_size"]
+        dev = max(abs(s - 1) for s in steps)
+        check(f"{c}: 1.er paso de AdamW / lr, |· − 1| (máx.)", f"{dev:.4f}", "≤ 0.02",
+              len(steps) == 6 and dev <= 0.02)
+    return out
+
+
+def bench_gpt_seeds(seeds=SEEDS, log=print) -> dict:
+    """Entrena cada semilla y devuelve sus lecturas y su tiempo (pared y CPU)."""
+    out = {}
+    for seed in seeds:
+        log(f"  semilla {seed}: los tres experimentos del capítulo 10…")
+        t0, c0 = time.perf_counter(), time.process_time()
+        runs = train(seed)
+        out[str(seed)] = {
+            "seconds": time.perf_counter() - t0,
+            "cpu_seconds": time.process_time() - c0,
+            "readings": readings(**runs),
+        }
+    return {"seeds": out}
+
+
+def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
+    """Filas de la tabla del banco (como ``bench.report.rows_for``)."""
+    r = results.get("gpt_seeds")
+    if not r:
+        return []
+    if "error" in r:
+        return [("GPT, otras semillas", "error", str(r["error"])[:60], "", "✗")]
+    out = []
+    for seed, s in r["seeds"].items():
+        sec = f"GPT, semilla {seed}"
+        out.append((sec, "entrenamientos (pared, CPU)",
+                    f"{s['seconds']:.0f} s, {s['cpu_seconds']:.0f} s CPU", "", ""))
+        out += [(sec, x["what"], x["value"], x["goal"], "✓" if x["ok"] else "✗")
+                for x in s["readings"]]
+    return out

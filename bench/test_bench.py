@@ -1,0 +1,123 @@
+"""Las piezas del banco («make bench») con datos pequeños: cómo resume las corridas y
+que una cifra fuera de presupuesto lo hace fallar en voz alta.
+
+Son pruebas de unidades del propio banco (no miden nada): «make check» y «make test»
+las ejecutan (``testpaths`` en pyproject.toml); las medidas, solo «make bench».
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+
+def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
+    from bench import lighthouse
+
+    runs = [
+        {"performance": 97, "lcp_ms": 1960, "tbt_ms": 156, "cls": 0.0, "fcp_ms": 1650,
+         "accessibility": 100, "best-practices": 100, "seo": 100},
+        {"performance": 99, "lcp_ms": 1950, "tbt_ms": 52, "cls": 0.01, "fcp_ms": 1500,
+         "accessibility": 100, "best-practices": 96, "seo": 100},
+        {"performance": 98, "lcp_ms": 1955, "tbt_ms": 116, "cls": 0.0, "fcp_ms": 1660,
+         "accessibility": 100, "best-practices": 100, "seo": 100},
+    ]
+    row = lighthouse.with_medians(runs)
+    assert (row["performance"], row["lcp_ms"], row["tbt_ms"]) == (98, 1955, 116)
+    assert row["cls"] == 0.0 and row["fcp_ms"] == 1650
+    assert row["best-practices"] == 96  # la peor corrida
+    assert row["runs"] == runs
+    # Con una sola corrida, la fila es esa corrida.
+    assert lighthouse.with_medians(runs[1:2])["tbt_ms"] == 52
+    # Las auditorías que no pasan, las de la corrida de TBT mediano (116 ms), y las
+    # corridas de la fila, sin ellas.
+    marked = [{**r, "failing": [r["tbt_ms"]]} for r in runs]
+    row = lighthouse.with_medians(marked)
+    assert row["failing"] == [116] and row["runs"] == runs
+
+
+def test_bench_fails_loudly_when_a_figure_misses_its_budget(capsys):
+    from bench.__main__ import verdict
+
+    ok = [("Página", "book/intro.html", "300 KB", "≤ 700 KB", "✓"),
+          ("Notebook", "01", "9.0 s", "", "")]
+    assert verdict(ok, []) == 0
+    late = ("Primer widget", "notebooks/04_layernorm.html a 390 px", "1800 ms",
+            "≤ 1 s", "✗")
+    assert verdict([*ok, late], []) == 1
+    err = capsys.readouterr().err
+    assert "FUERA DE PRESUPUESTO" in err and "04_layernorm.html a 390 px" in err
+    assert verdict(ok, ["lighthouse_error"]) == 1
+
+
+def test_bench_cost_ratios_use_each_methods_best_run():
+    from bench import cost as bench_cost
+    from resnorm.cost import METHODS
+
+    def run(scale):
+        seconds = {"copy_into": 1.0, "copy_new": 1.1, "torch_layer_norm": 2.0,
+                   "torch_rms_norm": 3.0, "naive_layer_norm": 8.0,
+                   "naive_rms_norm": 5.0, "resnorm_layer_norm": 4.0,
+                   "resnorm_rms_norm": 4.0}
+        return [{"method": k, "shape": [4, 4], "cpu_s": seconds[k] * scale.get(k, 1)}
+                for k in METHODS]
+
+    best = bench_cost.best_of([run({"naive_layer_norm": 3}), run({})])
+    assert best["naive_layer_norm"]["cpu_s"] == 8.0
+    ratios = {r["name"]: r for r in bench_cost.ratios(best)}
+    assert all(r["ok"] for r in ratios.values()), ratios
+    # Una normalización casi tan rápida como copiar no cabe en el presupuesto.
+    copies = {k: dict(best[k], cpu_s=1.9) for k in ("copy_into", "copy_new")}
+    slow_copy = bench_cost.ratios({**best, **copies})
+    assert not next(r for r in slow_copy if "más rápida" in r["name"])["ok"]
+
+
+def _seed_runs() -> dict:
+    """Unos entrenamientos inventados que leen como los del capítulo 10: referencia
+    2.5, ln V ≈ 4.09; sin atajo se quedan en la referencia, con atajo bajan 0.5."""
+    vocab, unigram = 60, 2.5
+    final = {"plain": 2.52, "ln_only": 2.48, "residual": 1.9, "post_ln": 1.95,
+             "pre_ln": 2.0}
+    runs = {c: {"val_loss": [math.log(vocab), 2.55 if f > 2.4 else 2.2, f],
+                "final_val_loss": f, "first_step_size": [1.0] * 6,
+                "first_grad_norm_layers": [0.5] * 6} for c, f in final.items()}
+    runs["pre_ln"]["first_grad_norm_layers"] = [1.3, 1.2, 1.1, 1.05, 1.0, 1.0]
+    high = {"runs": {"post_ln": {"final_val_loss": 2.55},
+                     "post_ln_warmup": {"final_val_loss": 2.0},
+                     "pre_ln": {"final_val_loss": 2.1}}}
+    inside = {
+        "stream": {"pre_ln": {"blocks": [1, 2, 3, 4, 5, 6, 7], "ln_f": 3.0},
+                   "post_ln": {"blocks": [1] + [32 ** 0.5] * 5 + [7], "ln_f": 7}},
+        "gamma_dev": {"post_ln": [0.01] * 11 + [0.3], "pre_ln": [0.02] * 12 + [0.2]},
+    }
+    return {"comparison": {"vocab_size": vocab, "unigram_loss": unigram,
+                           "runs": runs},
+            "high": high, "cut": {"final_val_loss": 2.51}, "inside": inside}
+
+
+def test_bench_gpt_seeds_reads_each_chapter_claim_against_its_margin(capsys):
+    from bench import gpt_seeds
+    from bench.__main__ import verdict
+
+    def rows(runs):
+        readings = gpt_seeds.readings(**runs)
+        seed = {"seconds": 300.0, "cpu_seconds": 590.0, "readings": readings}
+        return gpt_seeds.rows_for({"gpt_seeds": {"seeds": {"1": seed}}})
+
+    good = _seed_runs()
+    assert verdict(rows(good), []) == 0
+    assert len(rows(good)) == 1 + 25  # el tiempo y cada lectura, una fila
+    # Un flujo de Pre-LN que no crece y un Post-LN que aprende sin calentamiento a la
+    # tasa alta: dos filas ✗, y el banco falla nombrándolas.
+    bad = copy.deepcopy(good)
+    bad["inside"]["stream"]["pre_ln"]["blocks"][3] = 2.5
+    bad["high"]["runs"]["post_ln"]["final_val_loss"] = 2.2
+    missed = [r for r in rows(bad) if r[4] == "✗"]
+    assert [r[1] for r in missed] == ["tasa alta, post_ln: final − referencia",
+                                      "post_ln: tasa alta − tasa base",
+                                      "pre_ln: el flujo crece bloque a bloque"]
+    assert verdict(rows(bad), []) == 1
+    assert "GPT, semilla 1: pre_ln: el flujo crece" in capsys.readouterr().err
+    # Una sección que no pudo entrenar también falla.
+    assert verdict(gpt_seeds.rows_for({"gpt_seeds": {"error": "RuntimeError"}}),
+                   []) == 1
