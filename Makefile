@@ -143,7 +143,8 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # juntos: va el primero, para que un núcleo lo ejecute mientras el otro hace el resto.
 JCACHE := $(VENV)/bin/jcache
 LONGEST := notebooks/10_gpt_diminuto.ipynb
-NOTEBOOKS_BY_COST := $(filter $(LONGEST),$(NOTEBOOKS)) $(filter-out $(LONGEST),$(NOTEBOOKS))
+NOTEBOOKS_BY_COST := $(filter $(LONGEST),$(NOTEBOOKS)) \
+  $(filter-out $(LONGEST),$(NOTEBOOKS))
 # La construcción estricta: todo aviso es un error (-W), también las referencias
 # rotas (-n), y se ven todos antes de fallar (--keep-going). SPHINX_FLAGS sin -W:
 # la copia mínima de tests/test_build.py.
@@ -184,7 +185,8 @@ execute:
 	if ! grep -qxF 'excepted: []' _build/execute.log \
 	  || ! grep -qxF 'errored: []' _build/execute.log; then \
 	  cat _build/execute.log; echo "Notebooks con error:"; \
-	  sed -nE 's/.*(Execution Excepted|Failed [A-Za-z]+): (.*)/  \2/p' _build/execute.log; \
+	  sed -nE 's/.*(Execution Excepted|Failed [A-Za-z]+): (.*)/  \2/p' \
+	    _build/execute.log; \
 	  exit 1; \
 	fi; \
 	mv $(EXECUTED).nueva $(EXECUTED); \
