@@ -137,13 +137,14 @@ ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' 
   ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
   sha256sum requirements.txt; } | sha256sum | cut -c1-16)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-# Los capítulos que más tardan en ejecutarse, primero (de más a menos, medido con
-# «make bench»): con dos núcleos, el último que empieza no debe ser el más largo.
-# tools/ejecutar_notebooks.py reparte un notebook cada vez entre los núcleos, y cada
-# notebook se ejecuta en un núcleo precargado (tools/nucleo_precargado.py).
-SLOW_FIRST := 10 09 01 11 06 07 12
-NOTEBOOKS_BY_COST := $(foreach n,$(SLOW_FIRST),$(filter notebooks/$(n)_%,$(NOTEBOOKS))) \
-  $(filter-out $(foreach n,$(SLOW_FIRST),notebooks/$(n)_%),$(NOTEBOOKS))
+# Los notebooks pendientes los ejecuta jupyter-cache (su orden «jcache», ejecutor
+# local-parallel: un proceso por núcleo de CPU), en el orden en que entraron en la
+# caché, y los reparte de dos en dos (Pool.map). El 10 tarda más que todos los demás
+# juntos: va el primero, para que un núcleo lo ejecute mientras el otro hace el resto.
+JCACHE := $(VENV)/bin/jcache
+LONGEST := notebooks/10_gpt_diminuto.ipynb
+NOTEBOOKS_BY_COST := $(filter $(LONGEST),$(NOTEBOOKS)) \
+  $(filter-out $(LONGEST),$(NOTEBOOKS))
 # La construcción estricta: todo aviso es un error (-W), también las referencias
 # rotas (-n), y se ven todos antes de fallar (--keep-going). SPHINX_FLAGS sin -W:
 # la copia mínima de tests/test_build.py.
@@ -158,9 +159,11 @@ book: deps vendor
 
 # El paso del libro, sin instalar nada (lo usa también el banco de medidas):
 # 1. si el motor cambió, caché fuera; 2. los notebooks pendientes se ejecutan en
-# paralelo (un proceso por núcleo) en la misma caché que lee myst-nb; 3. la
-# construcción estricta (sphinx-build, con conf.py), con su registro en $(BOOK_LOG). Si falla, se borra el entorno
-# de Sphinx: la siguiente construcción vuelve a leerlo todo y repite los avisos.
+# paralelo (un proceso por núcleo) en la misma caché que lee myst-nb; «jcache» termina
+# bien aunque falle un notebook: el fallo se lee en el resumen que escribe al final
+# («excepted:» y «errored:», listas vacías si todo fue bien); 3. la construcción
+# estricta (sphinx-build, con conf.py), con su registro en $(BOOK_LOG). Si falla, se
+# borra el entorno de Sphinx: la siguiente vuelve a leerlo todo y repite los avisos.
 .PHONY: execute
 execute:
 	@hash=$(ENGINE_HASH); \
@@ -175,13 +178,19 @@ execute:
 	  exit 0; \
 	fi; \
 	touch $(EXECUTED).nueva; \
-	echo "$(PY) tools/ejecutar_notebooks.py $(CACHE) 300 …"; \
-	$(PY) tools/ejecutar_notebooks.py $(CACHE) 300 $(NOTEBOOKS_BY_COST) \
-	  > _build/execute.log 2>&1 || { cat _build/execute.log; exit 1; }; \
+	echo "jcache notebook execute --executor local-parallel …"; \
+	{ $(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS_BY_COST) && \
+	  $(JCACHE) notebook -p $(CACHE) execute --executor local-parallel --no-force \
+	    --timeout 300 $(NOTEBOOKS); } > _build/execute.log 2>&1 || true; \
+	if ! grep -qxF 'excepted: []' _build/execute.log \
+	  || ! grep -qxF 'errored: []' _build/execute.log; then \
+	  cat _build/execute.log; echo "Notebooks con error:"; \
+	  sed -nE 's/.*(Execution Excepted|Failed [A-Za-z]+): (.*)/  \2/p' \
+	    _build/execute.log; \
+	  exit 1; \
+	fi; \
 	mv $(EXECUTED).nueva $(EXECUTED); \
-	grep -E "Execution (Successful|Excepted)" _build/execute.log \
-	  | sed -E -e 's/.*Execution (Successful|Excepted): .*\/notebooks\//  \1: /' \
-	  -e 's/Successful:/ejecutado:/; s/Excepted:/con error:/' || true
+	sed -nE 's/.*Execution Successful: .*\/notebooks\//  ejecutado: /p' _build/execute.log
 
 book-step: execute
 	$(VENV)/bin/sphinx-build -b html . $(HTML) -d _build/.doctrees $(SPHINX_FLAGS) 2>&1 \

@@ -83,7 +83,7 @@ myst_substitutions = PUBLICACION["enlaces"]
 # -- Ejecución de los notebooks (myst-nb + jupyter-cache) -----------------------------
 
 # «make book» ejecuta antes los notebooks pendientes, en paralelo, en esta misma caché
-# (tools/ejecutar_notebooks.py); Sphinx solo lee de ella.
+# (jcache, el ejecutor de jupyter-cache); Sphinx solo lee de ella.
 nb_execution_mode = EJECUCION["execute_notebooks"]
 nb_execution_cache_path = EJECUCION["cache"]
 nb_execution_timeout = EJECUCION["timeout"]

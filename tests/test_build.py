@@ -24,7 +24,7 @@ import pytest
 from tests.helpers import BOOK_LOG, BUILD, ENGINE_STAMP, ROOT, engine_hash
 
 VENV = Path(os.environ.get("VIRTUAL_ENV") or ROOT / ".venv").resolve()
-EXECUTOR = "tools/ejecutar_notebooks.py"  # lo que «make execute» dice al arrancarlo
+EXECUTOR = "jcache notebook execute"  # lo que «make execute» dice al arrancarlo
 
 
 def _make(*args: str, cwd: Path = ROOT, timeout: int = 900, env=None):
@@ -168,8 +168,27 @@ def test_changing_resnorm_or_a_cell_re_executes_and_nothing_else_does(tmp_path):
     nb = nbformat.read(repo / PROBE_NOTEBOOK, as_version=4)
     nb.cells[1].source += "\nprint('otra celda')"
     nbformat.write(nb, repo / PROBE_NOTEBOOK)
-    assert EXECUTOR in _make_in_copy(repo, "execute")
+    out = _make_in_copy(repo, "execute")
+    assert EXECUTOR in out and "  ejecutado: prueba_cache.ipynb" in out, out
     assert "otra celda" in _cached_outputs(repo)
+
+
+@pytest.mark.slow
+def test_a_notebook_that_fails_stops_the_build_and_is_named(tmp_path):
+    # «jcache» termina bien aunque un notebook falle: el Makefile lee su resumen.
+    repo = _minimal_copy(tmp_path / "repo")
+    (repo / PROBE_MODULE).write_text("VALOR = 1\n", encoding="utf-8")
+    nb = nbformat.read(repo / PROBE_NOTEBOOK, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("raise ValueError('fallo de prueba')"))
+    nbformat.write(nb, repo / PROBE_NOTEBOOK)
+    result = _make("book-step", cwd=repo, env={"PYTHONPATH": str(repo)})
+    out = result.stdout + result.stderr
+    assert result.returncode != 0, out[-4000:]
+    assert "fallo de prueba" in out, out[-4000:]  # el error, para arreglarlo
+    failed = result.stdout.split("Notebooks con error:")[-1].split()
+    assert failed == [str(repo / PROBE_NOTEBOOK)], out[-4000:]
+    assert not (repo / "_build" / "html").exists()  # Sphinx no llegó a empezar
+    assert not (repo / "_build" / ".jupyter_cache" / ".notebooks-ejecutados").exists()
 
 
 def test_makefile_and_ci_use_the_readme_commands():
