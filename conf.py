@@ -114,6 +114,10 @@ bibtex_reference_style = "author_year"
 # -- HTML -----------------------------------------------------------------------------
 
 html_theme = "sphinx_book_theme"
+# Sin enlace de cada figura a su archivo: figuras_telefono.py les pone ancho y alto
+# (sin saltos al cargar) y Sphinx enlazaría entonces toda imagen «escalada» a su
+# original; al tocar una figura se abre la vista ampliada (figura-ampliada.js).
+html_scaled_image_link = False
 # La interfaz en español: los catálogos de gettext (Sphinx compila los .po al construir;
 # book/_ext/interfaz_es.py) y, para los textos que el tema escribe sin gettext, sus
 # componentes propios en book/_templates/ (cada uno dice qué cambia);

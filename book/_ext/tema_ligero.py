@@ -107,7 +107,8 @@ def _purge_styles(app, exception) -> None:
         path = static / name
         return purged[path] if path in purged else path.read_text(encoding="utf-8")
 
-    (static / THEME_SHEET).write_text(text(THEME_SHEET), encoding="utf-8")
+    if (static / THEME_SHEET).exists():  # un sitio con otro tema no la tiene
+        (static / THEME_SHEET).write_text(text(THEME_SHEET), encoding="utf-8")
     theme = static / THEME_IMPORT
     if theme.exists() and f'@import "../{BASIC}";' in theme.read_text(encoding="utf-8"):
         theme.write_text(move_sheet(text(BASIC), BASIC, THEME_IMPORT), encoding="utf-8")
