@@ -192,7 +192,21 @@ execute:
 	mv $(EXECUTED).nueva $(EXECUTED); \
 	sed -nE 's/.*Execution Successful: .*\/notebooks\//  ejecutado: /p' _build/execute.log
 
+# La capa del sitio (extensiones, plantillas, conf.py) escribe en la salida archivos
+# que Sphinx no vuelve a copiar encima (desde Sphinx 8, un archivo de otra versión se
+# queda y avisa: «Aborted attempted copy … the destination path has existing data»,
+# un error con -W). Cuando la capa cambia (un «git pull»), la salida se borra y se
+# escribe entera; el entorno de Sphinx y la caché de ejecución se quedan.
+SITE_STAMP := _build/.site-hash
+SITE_HASH = $(shell { LC_ALL=C find book/_ext book/_templates -type f \
+  \( -name '*.py' -o -name '*.html' -o -name '*.po' \) -print0 | LC_ALL=C sort -z \
+  | xargs -0 sha256sum; sha256sum conf.py package-lock.json; } | sha256sum | cut -c1-16)
+
 book-step: execute
+	@hash=$(SITE_HASH); \
+	if [ "$$(cat $(SITE_STAMP) 2>/dev/null)" != "$$hash" ]; then \
+	  rm -rf $(HTML) _build/pdf/singlehtml; echo "$$hash" > $(SITE_STAMP); \
+	fi
 	$(VENV)/bin/sphinx-build -b html . $(HTML) -d _build/.doctrees $(SPHINX_FLAGS) 2>&1 \
 	  | tee $(BOOK_LOG) || { rm -f _build/.doctrees/environment.pickle; exit 1; }
 	@echo
