@@ -569,6 +569,23 @@ def _settles(page, selector: str, shown: bool) -> bool:
     return True
 
 
+def theme_hint() -> str:
+    """Qué hacer cuando un menú deja de abrirse tras subir los temas: los menús del
+    teléfono fallan con pydata-sphinx-theme ≥ 0.17 (pydata-sphinx-theme #2451)."""
+    from importlib.metadata import version
+
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    pinned = re.search(r"^pydata-sphinx-theme==(\S+)", requirements, re.M).group(1)
+    have = version("pydata-sphinx-theme")
+    if have == pinned:
+        return ""
+    return (f". Tienes pydata-sphinx-theme {have} y requirements.txt fija {pinned}: "
+            "con 0.17 o más, los menús del teléfono no se abren (pydata-sphinx-theme "
+            "#2451, mira si ya se cerró). Vuelve a las versiones fijadas (`make deps`) "
+            "o, si la nueva lo arregla, fíjala en requirements.txt y cambia su nota "
+            "(y la prueba de la nota en tests/test_build.py).")
+
+
 NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
 PRIMARY_LINKS = (
     f"#pst-primary-sidebar-modal {NEXT_LINK}, #pst-primary-sidebar {NEXT_LINK}"
@@ -587,18 +604,19 @@ def test_course_index_opens_closes_and_reaches_another_chapter(view, tab, site_u
         assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
         toggle.click()
         assert _settles(page, PRIMARY_LINKS, False), (
-            f"{view}: ☰ no pliega el índice")
+            f"{view}: ☰ no pliega el índice{theme_hint()}")
         toggle.click()
     else:
         assert not _in_view(page, PRIMARY_LINKS), f"{view}: abierto al cargar"
         toggle.click()
-        assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
+        assert _settles(page, PRIMARY_LINKS, True), (
+            f"{view}: ☰ no abre el índice{theme_hint()}")
         page.keyboard.press("Escape")
         assert _settles(page, PRIMARY_LINKS, False), (
             f"{view}: Esc no cierra el índice")
         toggle.click()
     assert _settles(page, PRIMARY_LINKS, True), (
-        f"{view}: ☰ no vuelve a abrir el índice")
+        f"{view}: ☰ no vuelve a abrir el índice{theme_hint()}")
     link = page.locator(PRIMARY_LINKS).filter(visible=True).first
     _follow(page, link)
     assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
@@ -622,11 +640,13 @@ def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
         assert "índice de la página" in (toggle.get_attribute("aria-label") or "")
         assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
         toggle.click()
-        assert _settles(page, SECONDARY, True), f"{view}: ☷ no abre el índice"
+        assert _settles(page, SECONDARY, True), (
+            f"{view}: ☷ no abre el índice{theme_hint()}")
         page.keyboard.press("Escape")
         assert _settles(page, SECONDARY, False), f"{view}: Esc no cierra el índice"
         toggle.click()
-        assert _settles(page, SECONDARY, True), f"{view}: ☷ no vuelve a abrirse"
+        assert _settles(page, SECONDARY, True), (
+            f"{view}: ☷ no vuelve a abrirse{theme_hint()}")
     links = page.locator(SECONDARY).filter(visible=True)
     assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
     link = links.nth(2)
@@ -651,7 +671,8 @@ def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
     # Y desde la sección, el índice del curso lleva a otro capítulo.
     if width < 992:
         page.locator("button.primary-toggle:visible").click()
-        assert _settles(page, PRIMARY_LINKS, True), f"{view}: ☰ no abre el índice"
+        assert _settles(page, PRIMARY_LINKS, True), (
+            f"{view}: ☰ no abre el índice{theme_hint()}")
     _follow(page, page.locator(PRIMARY_LINKS).filter(visible=True).first)
     assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
     assert not rec.console_errors, rec.console_errors

@@ -346,15 +346,33 @@ _ICONS_CSS_TEMPLATE = """\
 """
 
 
+def theme_font(webfonts: Path, name: str) -> Path:
+    """La fuente ``name`` del tema en ``webfonts``: .ttf (pydata-sphinx-theme 0.16) o
+    .woff2 (0.17 y siguientes); si no está, un error que dice qué hacer."""
+    for suffix in (".ttf", ".woff2", ".woff"):
+        if (webfonts / f"{name}{suffix}").exists():
+            return webfonts / f"{name}{suffix}"
+    from importlib.metadata import version
+
+    from sphinx.errors import ExtensionError
+
+    raise ExtensionError(
+        f"pydata-sphinx-theme {version('pydata-sphinx-theme')} no trae la fuente de "
+        f"iconos {name} (.ttf, .woff2 ni .woff) en {webfonts}: "
+        "book/_ext/curso_sitio.py recorta esas fuentes para los iconos de la "
+        "cabecera. Si subiste el tema, busca dónde las trae ahora y cambia la ruta "
+        "o ICON_FONTS en ese archivo; si no, `make deps` vuelve a la versión fijada "
+        "en requirements.txt."
+    )
+
+
 def _write_icon_fonts(app, exception) -> None:
     """Escribe ``_static/iconos/``: las fuentes recortadas y su CSS."""
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
     webfonts = outdir / "_static" / "vendor" / "fontawesome" / "webfonts"
-    if not webfonts.is_dir():
-        logger.warning("resnorm: faltan las fuentes de iconos del tema en %s", webfonts)
-        return
+    sources = {name: theme_font(webfonts, name) for name in ICON_FONTS}
     codepoints = used_icon_codepoints(outdir)
     codes = " ".join(f"{cp:x}" for cp in sorted(codepoints))
     target = outdir / "_static" / ICONS_DIR
@@ -369,7 +387,7 @@ def _write_icon_fonts(app, exception) -> None:
     target.mkdir(parents=True, exist_ok=True)
     faces = []
     for name, (family, weight) in ICON_FONTS.items():
-        _subset_font(webfonts / f"{name}.ttf", target / f"{name}.woff", codepoints)
+        _subset_font(sources[name], target / f"{name}.woff", codepoints)
         faces.append(
             f'@font-face{{font-family:"{family}";font-style:normal;'
             f"font-weight:{weight};"
