@@ -351,3 +351,18 @@ def test_the_search_page_texts_of_this_sphinx_are_in_the_spanish_catalog():
     assert not missing, f"Traduce en {po}: {missing}"
     plural = messages["Search finished, found one page matching the search query."]
     assert isinstance(plural, list) and "${resultCount}" in plural[1]
+
+
+def test_the_icon_font_is_read_as_ttf_or_woff2_and_its_absence_says_what_to_do(
+    tmp_path,
+):
+    import curso_sitio
+    from sphinx.errors import ExtensionError
+
+    (tmp_path / "fa-solid-900.woff2").write_bytes(b"")
+    assert curso_sitio.theme_font(tmp_path, "fa-solid-900").suffix == ".woff2"
+    (tmp_path / "fa-solid-900.ttf").write_bytes(b"")
+    assert curso_sitio.theme_font(tmp_path, "fa-solid-900").suffix == ".ttf"
+    with pytest.raises(ExtensionError, match="requirements.txt") as error:
+        curso_sitio.theme_font(tmp_path, "fa-brands-400")
+    assert "fa-brands-400" in str(error.value) and "make deps" in str(error.value)
