@@ -148,8 +148,8 @@ _REFRESH = re.compile(
 
 
 def open_page(page, url: str, timeout: float = 30_000):
-    """Abre ``url`` del sitio construido y espera a ``load`` y a los scripts que la
-    página pide después del primer dibujo (``LATE_LOADED``). Si la página solo
+    """Abre ``url`` del sitio construido y espera a ``load`` (los scripts diferidos
+    ya se han ejecutado: van antes de DOMContentLoaded). Si la página solo
     redirige (``<meta http-equiv="Refresh">``, como ``index.html``), espera también a
     que cargue la de destino: lo que se mida después es de esa."""
     page.goto(url, wait_until="load", timeout=timeout)
@@ -159,21 +159,7 @@ def open_page(page, url: str, timeout: float = 30_000):
         if match:
             target = match.group(1)
             page.wait_for_url(f"**/{target}", wait_until="load", timeout=timeout)
-    wait_for_late_scripts(page, timeout)
     return page
-
-
-#: book/_ext/tema_ligero.py: el menú, el buscador, copiar y el código en vivo llegan
-#: después del primer dibujo; al terminar, <html data-scripts-tardios="listos">.
-LATE_LOADED = (
-    "() => document.documentElement.dataset.scriptsTardios === 'listos'"
-    " || ![...document.scripts].some(s => !s.src &&"
-    " s.textContent.includes('scripts después del primer dibujo'))"
-)
-
-
-def wait_for_late_scripts(page, timeout: float = 30_000) -> None:
-    page.wait_for_function(LATE_LOADED, timeout=timeout)
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

@@ -25,7 +25,6 @@ import pytest
 from tests.helpers import (
     draw_widgets,
     open_page,
-    wait_for_late_scripts,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
@@ -159,7 +158,6 @@ def test_a_widget_whose_code_does_not_arrive_says_so(browser, site_url, viewport
         page.route("**/_static/widgets/*.js", lambda route: route.fulfill(
             status=404, body="no está"))
         page.goto(f"{site_url}/{CHAPTER}", wait_until="load", timeout=LOAD_TIMEOUT)
-        wait_for_late_scripts(page, timeout=LOAD_TIMEOUT)
         page.evaluate("() => window.dispatchEvent(new Event('scroll'))")
         page.wait_for_function(
             "() => document.querySelectorAll('.widget-subarea').length > 0 &&"

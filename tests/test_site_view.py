@@ -49,7 +49,6 @@ from tests.helpers import (
     html_pages,
     layout_shifts,
     open_page,
-    wait_for_late_scripts,
     wait_for_math,
 )
 from tests.test_figures_view import (
@@ -274,7 +273,6 @@ async () => {
 
 
 def _wait_until_drawn(page) -> None:
-    wait_for_late_scripts(page, timeout=LOAD_TIMEOUT)
     wait_for_math(page, timeout=LOAD_TIMEOUT)
     # La foto debe mostrar los widgets, no sus cajas reservadas.
     draw_widgets(page, timeout=LOAD_TIMEOUT)
@@ -755,7 +753,6 @@ def test_a_link_lands_with_its_heading_below_the_sticky_header(view, tab, site_u
     target = ids[len(ids) // 2]
     page.goto(f"{site_url}/{CHAPTER}#{target}", wait_until="load",
               timeout=LOAD_TIMEOUT)
-    wait_for_late_scripts(page, timeout=LOAD_TIMEOUT)
     _assert_lands(page, target, view, "carga con #ancla", focus=False)
     assert not rec.console_errors, rec.console_errors
 

@@ -685,8 +685,8 @@ def setup(app) -> dict[str, Any]:
     app.connect("env-get-updated", _renumber_unnumbered_figures, priority=900)
     app.connect("config-inited", _config_inited)
     app.add_css_file(ICONS_CSS)
-    app.add_js_file("js/interfaz-es.js", priority=900)
-    app.add_js_file("js/codigo-en-vivo.js", priority=900)
+    app.add_js_file("js/interfaz-es.js", loading_method="defer", priority=900)
+    app.add_js_file("js/codigo-en-vivo.js", loading_method="defer", priority=900)
     app.connect("html-page-context", _thebe_script, priority=900)
     app.add_post_transform(UnlinkSolutionTitles)
     app.add_node(nodes.citation, override=True,
