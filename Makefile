@@ -62,6 +62,8 @@ $(LAB_VENV)/.deps: requirements-lab.txt
 lab-deps: $(LAB_VENV)/.deps
 
 # Los cuadernos del alumno en JupyterLab, en local (http://127.0.0.1:8888, con token),
+# sin el aviso de noticias de Jupyter (en inglés, encima del cuaderno, y una petición a
+# la red) ni la búsqueda de versiones nuevas,
 # sobre una copia de trabajo ($(LAB_DIR)): se copian de $(HTML)/cuadernos solo los que
 # faltan, así que lo que escribe quien aprende no toca las fuentes (notebooks/) ni lo
 # pisa la construcción siguiente. Para recibir la versión nueva de un capítulo, se
@@ -74,10 +76,15 @@ lab-copy:
 	  [ -e "$(LAB_DIR)/$${nb##*/}" ] || cp "$$nb" $(LAB_DIR)/; \
 	done
 
+LAB_SETTINGS := $(LAB_VENV)/share/jupyter/lab/settings
 lab: book lab-deps
 	@$(MAKE) --no-print-directory lab-copy
+	@mkdir -p $(LAB_SETTINGS)
+	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification":' \
+	  '{"fetchNews": "false", "checkForUpdates": false}}' > $(LAB_SETTINGS)/overrides.json
 	$(LAB_ENV) $(LAB_VENV)/bin/jupyter-lab --ip=127.0.0.1 \
 	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=$(LAB_DIR) \
+	  --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 	  $(if $(filter 0,$(shell id -u)),--allow-root)
 
 node_modules/.installed: package.json package-lock.json
