@@ -180,7 +180,8 @@ def _visible_texts(fig):
 
 
 def legend_covers_data(ax) -> bool:
-    """¿Tapa la leyenda de ``ax`` algún punto de sus líneas? (figura ya dibujada)."""
+    """¿Tapa la leyenda de ``ax`` algún punto de sus líneas o alguno de sus textos (los
+    valores escritos sobre las barras)? (figura ya dibujada)."""
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
         return False
@@ -189,7 +190,8 @@ def legend_covers_data(ax) -> bool:
         points = line.get_transform().transform(line.get_xydata())
         if box.count_contains(points):
             return True
-    return False
+    return any(text.get_visible() and text.get_text().strip()
+               and box.overlaps(text.get_window_extent()) for text in ax.texts)
 
 
 def _legend_clear_of_data(ax) -> None:

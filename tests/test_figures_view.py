@@ -215,13 +215,21 @@ def _figures(d):
         "cap11_ancho_de_banda": bandwidth,
         "barras": single(plots.plot_vectors, {"x": list(VECTOR),
                                               "LN(x)": [-1.02, -0.27, -0.37, 1.65]}),
+        # Figura 4.1: en el teléfono, la leyenda de abajo tapaba el «1.00» de una barra.
+        "cap4_dos_escalas": two(
+            lambda ax: plots.plot_vectors(ax, {"[2, 4]": [2, 4], "[20, 40]": [20, 40]},
+                                          title="Antes: dos escalas muy distintas"),
+            lambda ax: plots.plot_vectors(
+                ax, {"LayerNorm([2, 4])": [-1, 1], "LayerNorm([20, 40])": [-1, 1]},
+                title="Después de LayerNorm: la misma escala"),
+        ),
     }
 
 
 NAMES = [
     "cap1_senal", "cap1_gradiente", "cap1_escalas", "cap6_a_mano", "cap7_dos_paneles",
     "cap9_escalas", "cap9_entrenamiento", "cap10_resumen", "cap11_ancho_de_banda",
-    "barras",
+    "barras", "cap4_dos_escalas",
 ]
 
 
@@ -370,4 +378,4 @@ def test_every_figure_of_the_built_site_is_readable_on_a_laptop(built_site):
 def test_no_legend_covers_the_curves(drawn, name):
     # La figura tal como la deja figure_html (que busca sitio a la leyenda).
     covered = drawn[name][2]
-    assert not covered, f"{name}: la leyenda tapa las curvas en {covered}"
+    assert not covered, f"{name}: la leyenda tapa las curvas o los valores en {covered}"
