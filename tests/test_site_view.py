@@ -757,6 +757,28 @@ def test_a_link_lands_with_its_heading_below_the_sticky_header(view, tab, site_u
     assert not rec.console_errors, rec.console_errors
 
 
+@pytest.mark.parametrize("view", NAV_VIEWS)
+def test_a_link_to_a_figure_deep_in_a_chapter_lands_below_the_header(view, browser,
+                                                                     site_url):
+    """Como lo abre un lector (desplazamiento suave, sin «reducir el movimiento»): el
+    navegador calcula el destino al cargar y los scripts diferidos llegan después; si
+    entonces algo de más arriba cambia de alto (las cajas que se desplazan de lado
+    cambiaban de relleno y de barra), la figura acababa bajo la cabecera."""
+    viewport, scheme = view.split("-")
+    width, height = VIEWPORTS[viewport]
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  color_scheme=SCHEMES[scheme])
+    try:
+        page = context.new_page()
+        target = "fig-09-entrenamiento"
+        page.goto(f"{site_url}/notebooks/09_profundidad.html#{target}",
+                  wait_until="load", timeout=LOAD_TIMEOUT)
+        page.evaluate("document.fonts.ready")
+        _assert_lands(page, target, view, "carga con #figura", focus=False)
+    finally:
+        context.close()
+
+
 _ACTIVE_JS = """() => { const a = document.activeElement;
   return [a.tagName, a.className || "", a.getAttribute("aria-label") || "",
           !!a.closest("dialog[open]")]; }"""
