@@ -17,6 +17,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from sphinx.util.nodes import split_explicit_title
 
@@ -31,9 +34,18 @@ EN_BRUTO = re.compile(r"\{[a-z]+(?::[a-z]+)?\}`|:::\{|```\{|\{glue|\{numref|\{ci
 
 
 class Falso(Conversor):
-    """Un conversor sin Sphinx: referencias y citas con datos pequeños."""
+    """Un conversor sin Sphinx: el MyST del libro; referencias y citas con datos
+    pequeños."""
 
     NUMEROS = {"fig-a": "4.1", "ej-04-2": "4.2"}
+
+    def __init__(self, sustituciones):
+        myst = MdParserConfig(enable_extensions={
+            "colon_fence", "dollarmath", "amsmath", "substitution", "deflist"})
+        self.md = create_md_parser(myst, RendererHTML)
+        self.sustituciones = sustituciones
+        self.pegados, self.adjuntos, self.ejercicios, self.secciones = {}, {}, {}, {}
+        self.mostradas = set()
 
     def referencia(self, rol, texto):
         _, titulo, objetivo = split_explicit_title(texto)
