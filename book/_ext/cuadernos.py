@@ -30,8 +30,6 @@ from sphinx.util.nodes import split_explicit_title
 logger = logging.getLogger(__name__)
 
 CARPETA = "cuadernos"
-TAGS_QUITADOS = {"remove-cell", "remove-input", "remove-output", "hide-input",
-                 "hide-output", "hide-cell"}
 COLAB = "google.colab"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -88,9 +86,8 @@ class Conversor:
                 clave = clave_de_titulo(seccion[0].astext())
                 self.secciones[clave] = ".".join(map(str, numero))
 
-    # Referencias y citas: las resuelve Sphinx, como en la página --------------------
-
     def _resolver(self, dominio: str, tipo: str, objetivo: str, titulo: str = ""):
+        """Un rol resuelto por su dominio de Sphinx, como en la página."""
         nodo = addnodes.pending_xref(
             "", refdomain=dominio, reftype=tipo, reftarget=objetivo,
             refexplicit=bool(titulo), refdoc=self.docname, refwarn=True)
@@ -132,8 +129,7 @@ class Conversor:
         return f"**{dentro}**" if isinstance(nodo, nodes.strong) else dentro
 
     def enlace(self, href: str) -> str:
-        """Un enlace de la página, visto desde ``cuadernos/`` (absoluto con
-        ``html_baseurl``)."""
+        """Un enlace de la página, visto desde ``cuadernos/`` o ``html_baseurl``."""
         if urlsplit(href).scheme:
             return href
         pagina = self.app.builder.get_target_uri(self.docname)
@@ -144,11 +140,8 @@ class Conversor:
         url = f"{base}/{destino}" if base else posixpath.relpath(destino, CARPETA)
         return url + (f"#{ancla}" if ancla else "")
 
-    # Markdown -------------------------------------------------------------------------
-
     def markdown(self, fuente: str) -> str:
-        """Una celda MyST → Markdown: cambia los bloques con roles, sustituciones o
-        directivas; el resto del texto queda tal cual."""
+        """MyST → Markdown: cambia los bloques con roles o directivas, no el resto."""
         lineas = fuente.splitlines(keepends=True)
         tokens = self.md.parse(fuente)
         for previo, token in zip([None, *tokens], tokens):
@@ -184,16 +177,14 @@ class Conversor:
     def rol(self, nombre: str, contenido: str) -> str:
         if nombre.startswith("glue"):
             return self.pegado(contenido)
-        if nombre == "term":
-            return split_explicit_title(contenido)[1]
         if nombre.startswith("cite"):
             return self.cita(nombre, contenido)
         if nombre in ("numref", "ref", "doc", "eq"):
             return self.referencia(nombre, contenido)
-        if nombre == "math":
-            return f"${contenido}$"
-        logger.warning("cuadernos: rol sin convertir {%s}", nombre)
-        return contenido
+        if nombre not in ("term", "math"):
+            logger.warning("cuadernos: rol sin convertir {%s}", nombre)
+        texto = split_explicit_title(contenido)[1]  # {term}: la palabra, sin enlace
+        return f"${contenido}$" if nombre == "math" else texto
 
     def pegado(self, contenido: str) -> str:
         """``clave:formato`` → el texto que escribe la página (regla de myst-nb)."""
@@ -258,32 +249,34 @@ class Conversor:
         return "\n\n".join(partes + [pie] if pie else partes)
 
     def _adjunto(self, nombre: str, mime: str, datos: str, alt: str) -> str:
-        """La imagen como adjunto de la celda; un SVG, en una URL ``data:`` (JupyterLab
-        no dibuja SVG adjuntos)."""
+        """Imagen adjunta; un SVG, en ``data:`` (Lab no dibuja SVG adjuntos)."""
         alt = " ".join(alt.replace("[", "(").replace("]", ")").split())
         if mime == "image/svg+xml":
             return f"![{alt}](data:{mime};base64,{datos})"
         self.adjuntos[nombre] = {mime: datos}
         return f"![{alt}](attachment:{nombre})"
 
-    # El cuaderno ----------------------------------------------------------------------
-
     def cuaderno(self, nb) -> nbformat.NotebookNode:
         """El notebook ejecutado → el cuaderno del alumno (una copia)."""
         from myst_nb.ext.glue import extract_glue_data_cell
 
         nb = copy.deepcopy(nb)
-        origen = {}
-        for i, celda in enumerate(nb.cells):
-            for clave, salida in extract_glue_data_cell(celda):  # y quita la salida
-                self.pegados[clave], origen[clave] = salida["data"], i
+        claves = []  # las de lo que pega cada celda (se quita de sus salidas)
+        for celda in nb.cells:
+            pegados = {clave: s.data for clave, s in extract_glue_data_cell(celda)}
+            self.pegados |= pegados
+            claves.append(set(pegados))
             if destino_de(celda) == "fuera":  # puede quedarse como apoyo
                 celda.source = sin_pegado(celda.source)
         destinos, faltan = destinos_de(nb.cells)
-        self.mostradas |= {clave for clave, i in origen.items()
-                           if figura_a_la_vista(nb.cells, destinos, i)}
-        celdas = []
+        celdas, imagen = [], False  # imagen: ya la muestra una salida que se queda
         for i, (celda, destino) in enumerate(zip(nb.cells, destinos)):
+            if celda.cell_type != "code":
+                imagen = False
+            elif destino != "fuera":
+                imagen |= any(map(es_imagen, celda.outputs))
+            if imagen:
+                self.mostradas |= claves[i]
             if destino == "fuera":
                 continue
             if celda.cell_type != "markdown":
@@ -298,9 +291,6 @@ class Conversor:
         nb.cells = celdas
         nb.metadata.pop("mystnb", None)
         return nb
-
-
-# --- Qué celdas quitadas hacen falta (ast) --------------------------------------------
 
 
 def _sentencias(codigo: str) -> list[ast.stmt]:
@@ -374,8 +364,7 @@ def destino_de(celda) -> str:
 
 
 def destinos_de(celdas) -> tuple[list[str], dict[int, set[str]]]:
-    """El destino de cada celda y, de las quitadas que se quedan («apoyo»), lo que leen
-    las siguientes: de abajo arriba, sentencia a sentencia, lo que hace falta."""
+    """Cada destino y, de las quitadas que hacen falta («apoyo»), lo que se lee."""
     destinos = [destino_de(c) for c in celdas]
     faltan: dict[int, set[str]] = {}
     hace_falta: set[str] = set()
@@ -394,21 +383,8 @@ def destinos_de(celdas) -> tuple[list[str], dict[int, set[str]]]:
 
 def es_imagen(salida) -> bool:
     datos = salida.get("data", {})
-    return any(m.startswith("image/") for m in datos) or "<img" in str(
-        datos.get("text/html", ""))
-
-
-def figura_a_la_vista(celdas, destinos, i: int) -> bool:
-    """¿Muestra la figura pegada en la celda ``i`` una salida que se queda? (la de
-    esa celda o, si se fue, la de las celdas de código justo anteriores)."""
-    while i >= 0 and celdas[i].cell_type == "code":
-        if destinos[i] != "fuera" and any(map(es_imagen, celdas[i].get("outputs", []))):
-            return True
-        i -= 1
-    return False
-
-
-# --- Celdas de código -----------------------------------------------------------------
+    return any(m.startswith("image/") for m in datos) or "<img" in datos.get(
+        "text/html", "")
 
 
 def preparar_codigo(celda, destino: str, usados=None):
@@ -425,7 +401,7 @@ def preparar_codigo(celda, destino: str, usados=None):
         if WIDGET in salida.get("data", {}):
             texto = salida.data.get("text/plain", "")
             salida.data["text/plain"] = aviso_de_widget(texto)
-    if tags := [t for t in tags if t not in TAGS_QUITADOS]:
+    if tags := [t for t in tags if not t.startswith(("remove-", "hide-"))]:
         celda.metadata["tags"] = tags
     if destino in ("plegada", "apoyo", "solucion"):
         celda.metadata["jupyter"] = {"source_hidden": True}
@@ -460,15 +436,11 @@ def juntar_flujos(salidas) -> list:
     """Une los trozos seguidos de stdout (o de stderr), como ``nb_merge_streams``."""
     juntas = []
     for salida in salidas:
-        previa = juntas[-1] if juntas else {}
-        if salida.output_type == "stream" and previa.get("name") == salida.name:
-            previa.text += salida.text
+        if juntas and "name" in salida and juntas[-1].get("name") == salida.name:
+            juntas[-1].text += salida.text
         else:
             juntas.append(salida)
     return juntas
-
-
-# --- Construcción y botones de la página ----------------------------------------------
 
 
 def capitulos(env) -> list[str]:
@@ -476,23 +448,20 @@ def capitulos(env) -> list[str]:
 
 
 def escribir_cuadernos(app, exception) -> None:
-    """build-finished, solo con ``html``: en la página única del PDF (``singlehtml``)
-    las referencias de cada capítulo no se resolverían."""
+    """build-finished, solo con ``html``: en ``singlehtml`` fallan los números."""
     from jupyter_cache import get_cache
 
     if exception is not None or app.builder.name != "html":
         return
-    ruta = Path(app.srcdir) / app.config.nb_execution_cache_path
-    cache = get_cache(str(ruta))
+    cache = get_cache(str(Path(app.srcdir) / app.config.nb_execution_cache_path))
     carpeta = Path(app.outdir) / CARPETA
     carpeta.mkdir(exist_ok=True)
     for docname in capitulos(app.env):
         fuente = Path(app.env.doc2path(docname))
         try:  # el notebook tal como lo ejecutó la construcción
-            ejecutado = cache.merge_match_into_notebook(
-                nbformat.read(fuente, as_version=4))[1]
+            ejecutado = cache.merge_match_into_notebook(nbformat.read(fuente, 4))[1]
         except KeyError:
-            logger.warning("cuadernos: %s no está ejecutado en %s", fuente.name, ruta)
+            logger.warning("cuadernos: %s no está en %s", fuente.name, cache.path)
             continue
         cuaderno = Conversor(app, docname).cuaderno(ejecutado)
         nbformat.validate(cuaderno)
