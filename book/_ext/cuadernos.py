@@ -34,17 +34,6 @@ COLAB = "google.colab"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-def partir_directiva(info: str, contenido: str) -> tuple[str, str, dict, str]:
-    """``{nombre} argumento`` + cuerpo → (nombre, argumento, opciones, cuerpo)."""
-    nombre, _, argumento = info.strip()[1:].partition("}")
-    lineas = contenido.splitlines()
-    opciones = {}
-    while lineas and re.match(r":[\w-]+:", lineas[0]):
-        clave, _, valor = lineas.pop(0)[1:].partition(":")
-        opciones[clave] = valor.strip()
-    return nombre.strip(), argumento.strip(), opciones, "\n".join(lineas).strip()
-
-
 def en_cita(titulo: str, cuerpo: str) -> str:
     """Un bloque citado con el título en negrita: lo dibuja cualquier Jupyter."""
     lineas = ([f"**{titulo}**", ""] if titulo else []) + cuerpo.splitlines()
@@ -99,18 +88,6 @@ class Conversor:
             logger.warning("cuadernos: sin resolver %s:%s %r", dominio, tipo, objetivo)
         return resuelto
 
-    def referencia(self, rol: str, texto: str) -> str:
-        explicito, titulo, objetivo = split_explicit_title(texto)
-        if rol in ("ref", "numref"):
-            objetivo = objetivo.lower()
-        resuelto = self._resolver("math" if rol == "eq" else "std", rol, objetivo,
-                                  titulo if explicito else "")
-        return titulo if resuelto is None else self.a_markdown(resuelto)
-
-    def cita(self, rol: str, claves: str) -> str:
-        tipo = rol.partition(":")[2] or "p"
-        return self.a_markdown(self._resolver("cite", tipo, claves))
-
     def numero(self, etiqueta: str, formato: str) -> str:
         """«Figura 4.1», «Ejercicio 4.2»: el número de un objeto numerado."""
         resuelto = self._resolver("std", "numref", etiqueta.lower(), formato)
@@ -154,7 +131,9 @@ class Conversor:
                 trozo = "".join(lineas[inicio:fin])
                 nuevo = self._roles(trozo, token.children or [token])
                 if previo and previo.type == "heading_open" and previo.tag != "h1":
-                    nuevo = self._numerar(nuevo, token.content)
+                    # «## Título» → «## 4.1. Título», como en la página
+                    numero = self.secciones.get(clave_de_titulo(token.content))
+                    nuevo = nuevo.replace(" ", f" {numero}. ", 1) if numero else nuevo
             else:
                 continue
             lineas[inicio:fin] = [nuevo] + [""] * (fin - inicio - 1)
@@ -175,36 +154,38 @@ class Conversor:
         return texto
 
     def rol(self, nombre: str, contenido: str) -> str:
-        if nombre.startswith("glue"):
-            return self.pegado(contenido)
-        if nombre.startswith("cite"):
-            return self.cita(nombre, contenido)
-        if nombre in ("numref", "ref", "doc", "eq"):
-            return self.referencia(nombre, contenido)
-        if nombre not in ("term", "math"):
-            logger.warning("cuadernos: rol sin convertir {%s}", nombre)
-        texto = split_explicit_title(contenido)[1]  # {term}: la palabra, sin enlace
-        return f"${contenido}$" if nombre == "math" else texto
-
-    def pegado(self, contenido: str) -> str:
-        """``clave:formato`` → el texto que escribe la página (regla de myst-nb)."""
+        """Lo que escribe la página en lugar de ``{nombre}`contenido```."""
         from myst_nb.core.variables import format_plain_text
 
-        clave, formato = (contenido.rsplit(":", 1) + ["s"])[:2]
-        if clave not in self.pegados:
+        explicito, titulo, objetivo = split_explicit_title(contenido)
+        if nombre.startswith("glue"):  # clave:formato, con la regla de myst-nb
+            clave, formato = (contenido.rsplit(":", 1) + ["s"])[:2]
+            if clave in self.pegados:
+                texto = self.pegados[clave].get("text/plain", "")
+                return format_plain_text(texto, formato)
             logger.warning("cuadernos: no hay valor pegado %r", clave)
             return contenido
-        return format_plain_text(self.pegados[clave].get("text/plain", ""), formato)
-
-    def _numerar(self, linea: str, titulo: str) -> str:
-        """``## Por qué normalizar`` → ``## 4.1. Por qué normalizar`` (la página)."""
-        numero = self.secciones.get(clave_de_titulo(titulo))
-        almohadillas, _, resto = linea.partition(" ")
-        return f"{almohadillas} {numero}. {resto}" if numero else linea
+        if nombre.startswith("cite"):
+            tipo = nombre.partition(":")[2] or "p"
+            return self.a_markdown(self._resolver("cite", tipo, contenido))
+        if nombre in ("numref", "ref", "doc", "eq"):
+            if nombre in ("ref", "numref"):
+                objetivo = objetivo.lower()
+            resuelto = self._resolver("math" if nombre == "eq" else "std", nombre,
+                                      objetivo, titulo if explicito else "")
+            return titulo if resuelto is None else self.a_markdown(resuelto)
+        if nombre not in ("term", "math"):
+            logger.warning("cuadernos: rol sin convertir {%s}", nombre)
+        return f"${contenido}$" if nombre == "math" else titulo  # {term}: sin enlace
 
     def directiva(self, info: str, contenido: str) -> str:
-        nombre, arg, opciones, cuerpo = partir_directiva(info, contenido)
-        cuerpo = self.markdown(cuerpo).strip()
+        """``{nombre} arg``, ``:opción: valor`` y cuerpo → lo que dibuja Jupyter."""
+        nombre, _, arg = (x.strip() for x in info.strip()[1:].partition("}"))
+        lineas, opciones = contenido.splitlines(), {}
+        while lineas and re.match(r":[\w-]+:", lineas[0]):
+            clave, _, valor = lineas.pop(0)[1:].partition(":")
+            opciones[clave] = valor.strip()
+        cuerpo = self.markdown("\n".join(lineas).strip()).strip()
         if nombre in ("figure", "glue:figure"):
             return self.figura(nombre, arg, opciones, cuerpo)
         if nombre == "exercise":
