@@ -30,8 +30,6 @@ from sphinx.util.nodes import split_explicit_title
 logger = logging.getLogger(__name__)
 
 CARPETA = "cuadernos"
-COLAB = "google.colab"
-WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 def en_cita(titulo: str, cuerpo: str) -> str:
@@ -140,6 +138,7 @@ class Conversor:
         return "".join(lineas)
 
     def _roles(self, texto: str, hijos) -> str:
+        """Los roles y ``{{ sustituciones }}`` que ve markdown-it (no los de código)."""
         for hijo in hijos:
             if hijo.type == "myst_role":
                 nombre = hijo.meta["name"]
@@ -312,14 +311,11 @@ def nombres(codigo: str) -> tuple[set[str], set[str]]:
 
 def _solo_pega(sentencia) -> bool:
     """¿Solo pega (``glue_*(…)``, un bucle de ellas o su ``import``)?"""
-    if isinstance(sentencia, ast.Expr) and isinstance(sentencia.value, ast.Call):
-        funcion = sentencia.value.func
-        return isinstance(funcion, ast.Name) and funcion.id.startswith("glue")
     if isinstance(sentencia, ast.For):
         return all(map(_solo_pega, sentencia.body)) and not sentencia.orelse
     if isinstance(sentencia, ast.ImportFrom):
         return all(alias.name.startswith("glue") for alias in sentencia.names)
-    return False
+    return isinstance(sentencia, ast.Expr) and ast.unparse(sentencia).startswith("glue")
 
 
 def sin_pegado(codigo: str) -> str:
@@ -333,7 +329,7 @@ def sin_pegado(codigo: str) -> str:
 def destino_de(celda) -> str:
     """visible, plegada (código oculto), solucion, o fuera (la página la quita)."""
     tags = set(celda.metadata.get("tags", []))
-    if celda.cell_type != "code" or COLAB in celda.source:  # Colab instala resnorm
+    if celda.cell_type != "code" or "google.colab" in celda.source:  # instala resnorm
         return "visible"
     if "remove-cell" in tags:
         return "fuera"
@@ -379,7 +375,7 @@ def preparar_codigo(celda, destino: str, usados=None):
     for salida in celda.outputs:
         if "execution_count" in salida:
             salida.execution_count = None
-        if WIDGET in salida.get("data", {}):
+        if "application/vnd.jupyter.widget-view+json" in salida.get("data", {}):
             texto = salida.data.get("text/plain", "")
             salida.data["text/plain"] = aviso_de_widget(texto)
     if tags := [t for t in tags if not t.startswith(("remove-", "hide-"))]:
