@@ -2,15 +2,11 @@
 
 Lo escribe bajo el título de cada ``notebooks/*``, en ``{tiempo}`ruta[#seccion]```
 (la portada), en ``camino-corto`` (unas secciones y su suma) y en ``{tiempo-regla}``
-(la regla, con las constantes de aquí). Ninguna extensión de Sphinx cuenta el código,
-las salidas, los widgets ni las preguntas de myst-nb. Ritmo: la no ficción se lee a unas
-238 palabras/min (Brysbaert, 2019, *J. Mem. Lang.* 109, 104047,
-https://doi.org/10.1016/j.jml.2019.104047); un texto técnico con fórmulas, más despacio.
+(la regla). Ninguna extensión de Sphinx cuenta código, salidas, widgets ni preguntas de
+myst-nb. Ritmo: la no ficción se lee a unas 238 palabras/min (Brysbaert, 2019, *J. Mem.
+Lang.* 109, https://doi.org/10.1016/j.jml.2019.104047); un texto técnico, más despacio.
 """
 
-from __future__ import annotations
-
-import math
 import re
 from typing import NamedTuple
 
@@ -18,6 +14,7 @@ import nbformat
 from docutils import nodes
 from sphinx.util import docname_join, logging
 from sphinx.util.docutils import SphinxDirective
+from sphinx_exercise.nodes import is_exercise_node, solution_node, solution_start_node
 
 PALABRAS_POR_MINUTO = 130
 LINEAS_DE_CODIGO_POR_MINUTO = 10
@@ -35,8 +32,7 @@ BLOQUE_DE_PREGUNTAS = re.compile(r"Quiz\.from_bank\(\s*[\"']([\w-]+)[\"']\s*,\s*
 PREGUNTA = re.compile(r"(?is).*\?|verdadero o falso|\d+\.\s")
 #: Celdas que no se leen como código del capítulo: los ejercicios y sus soluciones.
 ETIQUETAS_DE_EJERCICIO = {"ejercicio", "solucion"}
-EJERCICIOS = {"exercise_node", "exercise_enumerable_node", "exercise_unenumerable_node"}
-SOLUCIONES = {"solution_node", "solution_start_node"}
+SOLUCIONES = (solution_node, solution_start_node)
 SIN_PROSA = (nodes.literal_block, nodes.math, nodes.math_block, nodes.raw,
              nodes.comment, nodes.literal, nodes.target, nodes.substitution_definition)
 #: Lo que nombra el detalle, en este orden («{}» lleva la «s» del plural).
@@ -71,8 +67,8 @@ def minutos_exactos(c: Contenido, ejercicios: bool = True) -> float:
 
 def minutos(c: Contenido, ejercicios: bool = True) -> int:
     """Redondeados a 5 min (la mitad sube), nunca menos: no promete más precisión."""
-    exactos = minutos_exactos(c, ejercicios)
-    return max(REDONDEO_MIN, REDONDEO_MIN * math.floor(exactos / REDONDEO_MIN + 0.5))
+    cincos = int(minutos_exactos(c, ejercicios) / REDONDEO_MIN + 0.5)
+    return max(REDONDEO_MIN, REDONDEO_MIN * cincos)
 
 
 def contar_palabras(texto: str) -> int:
@@ -108,17 +104,16 @@ def _es_pregunta(nodo: nodes.Node) -> bool:
             and PREGUNTA.match(nodo[0].astext()) is not None)
 
 
-def _dentro(nodo: nodes.Node, prosa: bool) -> bool:
-    """¿Está en una solución o en una celda de ejercicio (su código no es lectura)?
-    Con ``prosa``, también en cualquier celda, código o fórmula (no son prosa)."""
-    while nodo is not None:
-        celda = _es_celda(nodo)
-        etiquetas = nodo.get("cell_metadata", {}).get("tags", []) if celda else []
-        if (type(nodo).__name__ in SOLUCIONES or set(etiquetas) & ETIQUETAS_DE_EJERCICIO
-                or prosa and (celda or isinstance(nodo, SIN_PROSA))):
-            return True
-        nodo = nodo.parent
-    return False
+def _recorrer(nodo: nodes.Node, prosa: bool = True, se_lee: bool = True):
+    """Cada nodo, con si es prosa y si es lectura (no de soluciones ni ejercicios)."""
+    celda = _es_celda(nodo)
+    etiquetas = set(nodo.get("cell_metadata", {}).get("tags", [])) if celda else set()
+    se_lee = se_lee and not (isinstance(nodo, SOLUCIONES)
+                             or etiquetas & ETIQUETAS_DE_EJERCICIO)
+    prosa = prosa and se_lee and not (celda or isinstance(nodo, SIN_PROSA))
+    yield nodo, prosa, se_lee
+    for hijo in nodo.children:
+        yield from _recorrer(hijo, prosa, se_lee)
 
 
 def _lineas(nodo: nodes.Node) -> int:
@@ -126,16 +121,16 @@ def _lineas(nodo: nodes.Node) -> int:
 
 
 def contar(doctree: nodes.Node, fuentes: dict[int, str]) -> Contenido:
-    """Cuenta un capítulo o una sección. ``fuentes``, el código de cada celda (el de las
-    ``remove-input`` no está en el doctree), da los bloques de preguntas."""
-    bloques = [b for b in doctree.findall(nodes.literal_block) if not _dentro(b, False)]
+    """``fuentes``: el código de cada celda (el de ``remove-input`` no está aquí)."""
+    nodos = list(_recorrer(doctree))
+    bloques = [n for n, _, lee in nodos if lee and isinstance(n, nodes.literal_block)]
     html = "\n".join(raw.astext() for raw in doctree.findall(nodes.raw))
     quiz = [preguntas_de_la_celda(fuentes.get(celda.get("cell_index"), ""))
             for celda in doctree.findall(_es_celda)]
     return Contenido(
-        palabras=sum(contar_palabras(texto) for texto in doctree.findall(nodes.Text)
-                     if not _dentro(texto.parent, True)),
-        ejercicios=len([*doctree.findall(lambda n: type(n).__name__ in EJERCICIOS)]),
+        palabras=sum(contar_palabras(n) for n, prosa, _ in nodos
+                     if prosa and isinstance(n, nodes.Text)),
+        ejercicios=len([*doctree.findall(is_exercise_node)]),
         # Un bloque de preguntas es una vista de widget, pero cuenta como sus preguntas.
         widgets=max(0, html.count(VISTA_WIDGET) - sum(b for b, _ in quiz)),
         preguntas=len([*doctree.findall(_es_pregunta)]) + sum(p for _, p in quiz),
@@ -150,13 +145,28 @@ def contar(doctree: nodes.Node, fuentes: dict[int, str]) -> Contenido:
     )
 
 
+def al_leer(app, doctree) -> None:
+    """Anota lo contado en el capítulo y en cada sección ``##`` (lo lee {tiempo})."""
+    titulo = next(doctree.findall(nodes.section), None)
+    if not app.env.docname.startswith("notebooks/") or titulo is None:
+        return
+    nb = nbformat.read(app.env.doc2path(app.env.docname), as_version=4)
+    fuentes = {i: c.source for i, c in enumerate(nb.cells) if c.cell_type == "code"}
+    for seccion in [titulo, *(s for s in titulo if isinstance(s, nodes.section))]:
+        seccion["tiempo"] = tuple(contar(seccion, fuentes))
+    c = Contenido(*titulo["tiempo"])
+    con = f"; con los ejercicios, unos {minutos(c)} min" if c.ejercicios else ""
+    linea = f"Tiempo: leer, unos {minutos(c, False)} min{con} ({detalle(c)})."
+    titulo.insert(1, nodes.paragraph("", "", nodes.emphasis(text=linea),
+                                     classes=["tiempo-lectura"]))
+
+
 class tiempo_pendiente(nodes.General, nodes.Element):
     """Un {tiempo} o un camino-corto: se resuelve cuando ya se leyó todo el libro."""
 
 
 def _pendiente(env, rutas, camino: bool = False) -> tiempo_pendiente:
-    """(docname, sección) de cada ``ruta[#seccion]``; si el capítulo cambia, se relee
-    la página que lo cita."""
+    """(docname, sección) de cada ``ruta[#seccion]``; la página depende del capítulo."""
     pasos = []
     for ruta in filter(str.strip, rutas):
         ruta, _, seccion = ruta.strip().partition("#")
@@ -188,69 +198,48 @@ class CaminoCorto(SphinxDirective):
         return [_pendiente(self.env, self.content, camino=True)]
 
 
-def _datos(env) -> dict[str, dict[str, tuple[str, tuple]]]:
-    """Por capítulo, ``{id de sección: (título, Contenido)}``; "" es el capítulo."""
-    return env.__dict__.setdefault("tiempo_lectura", {})
+def _contenido(app, nodo, destino: str, seccion: str) -> tuple[str, Contenido] | None:
+    """(título, Contenido) del capítulo o de su sección; si no existe, un aviso."""
+    if destino in app.env.all_docs:
+        for sec in app.env.get_doctree(destino).findall(nodes.section):
+            if "tiempo" in sec and (seccion in sec["ids"] or not seccion):
+                return sec[0].astext(), Contenido(*sec["tiempo"])
+    logger.warning("no conozco el tiempo de %r: ¿existe ese capítulo o su sección ##?",
+                   f"{destino}#{seccion}", location=nodo)
+    return None
 
 
-def al_leer(app, doctree) -> None:
-    docname = app.env.docname
-    titulo = next(doctree.findall(nodes.section), None)
-    if not docname.startswith("notebooks/") or titulo is None:
-        return
-    nb = nbformat.read(app.env.doc2path(docname), as_version=4)
-    fuentes = {i: c.source for i, c in enumerate(nb.cells) if c.cell_type == "code"}
-    c = contar(doctree, fuentes)
-    datos = _datos(app.env)[docname] = {"": (titulo[0].astext(), tuple(c))}
-    for seccion in titulo.children:
-        if isinstance(seccion, nodes.section) and seccion["ids"]:
-            datos[seccion["ids"][0]] = (seccion[0].astext(),
-                                        tuple(contar(seccion, fuentes)))
-    con = f"; con los ejercicios, unos {minutos(c)} min" if c.ejercicios else ""
-    linea = f"Tiempo: leer, unos {minutos(c, False)} min{con} ({detalle(c)})."
-    titulo.insert(1, nodes.paragraph("", "", nodes.emphasis(text=linea),
-                                     classes=["tiempo-lectura"]))
+def _camino(app, docname, nodo) -> list[nodes.Node]:
+    lista, partes = nodes.bullet_list(), []
+    for destino, seccion in nodo["pasos"]:
+        if encontrado := _contenido(app, nodo, destino, seccion):
+            titulo, c = encontrado
+            partes.append(c)
+            uri = app.builder.get_relative_uri(docname, destino) + "#" + seccion
+            enlace = nodes.reference("", titulo, refuri=uri, internal=True)
+            # Una sección se redondea al minuto; el total, a 5 min, como un capítulo.
+            exactos = max(1, round(minutos_exactos(c, ejercicios=False)))
+            resto = nodes.Text(f" ({app.env.titles[destino].astext()}), {exactos} min")
+            lista += nodes.list_item("", nodes.paragraph("", "", enlace, resto))
+    total = minutos(Contenido(*map(sum, zip(*partes))), ejercicios=False)
+    texto = (f"En total, unos {total} min de lectura, calculados como los de cada "
+             "capítulo.")
+    return [lista, nodes.paragraph("", texto, classes=["tiempo-camino"])]
 
 
 def al_resolver(app, doctree, docname) -> None:
     for nodo in list(doctree.findall(tiempo_pendiente)):
-        pasos = []
-        for destino, seccion in nodo["pasos"]:
-            titulo, c = _datos(app.env).get(destino, {}).get(seccion, ("", None))
-            if c is None:
-                logger.warning("no conozco el tiempo de %r: ¿existe ese capítulo y esa "
-                               "sección (##)?", f"{destino}#{seccion}", location=nodo)
-            else:
-                uri = app.builder.get_relative_uri(docname, destino) + "#" + seccion
-                capitulo = app.env.titles[destino].astext()
-                pasos.append((seccion, uri, titulo, capitulo, Contenido(*c)))
-        if not nodo["camino"]:
-            texto = "—"
-            for seccion, *_, c in pasos:
-                con = f" ({minutos(c)} con ejercicios)" if c.ejercicios else ""
-                texto = f"{minutos(c, False)} min{'' if seccion else con}"
-            nodo.replace_self(nodes.Text(texto))
+        if nodo["camino"]:
+            nodo.replace_self(_camino(app, docname, nodo))
             continue
-        lista = nodes.bullet_list()
-        for _, uri, titulo, capitulo, c in pasos:
-            item = nodes.paragraph()
-            item += nodes.reference("", titulo, refuri=uri, internal=True)
-            # Una sección se redondea al minuto; el total, a 5 min, como un capítulo.
-            exactos = max(1, round(minutos_exactos(c, ejercicios=False)))
-            item += nodes.Text(f" ({capitulo}), {exactos} min")
-            lista += nodes.list_item("", item)
-        total = minutos(Contenido(*map(sum, zip(*(c for *_, c in pasos)))), False)
-        nodo.replace_self([lista, nodes.paragraph(
-            "", f"En total, unos {total} min de lectura, calculados como los de cada "
-            "capítulo.", classes=["tiempo-camino"])])
-
-
-def al_purgar(app, env, docname) -> None:
-    _datos(env).pop(docname, None)
-
-
-def al_fusionar(app, env, docnames, other) -> None:
-    _datos(env).update(_datos(other))
+        [(destino, seccion)] = nodo["pasos"]
+        texto = "—"
+        if encontrado := _contenido(app, nodo, destino, seccion):
+            c = encontrado[1]
+            texto = f"{minutos(c, False)} min"
+            if c.ejercicios and not seccion:
+                texto += f" ({minutos(c)} con ejercicios)"
+        nodo.replace_self(nodes.Text(texto))
 
 
 def setup(app):
@@ -260,6 +249,4 @@ def setup(app):
     app.add_directive("camino-corto", CaminoCorto)
     app.connect("doctree-read", al_leer)
     app.connect("doctree-resolved", al_resolver)
-    app.connect("env-purge-doc", al_purgar)
-    app.connect("env-merge-info", al_fusionar)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 9}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 10}
