@@ -1,10 +1,8 @@
 """Extensión de Sphinx: el tiempo de cada capítulo, contado de lo que tiene su página.
 
-Lo escribe bajo el título de cada ``notebooks/*``, en ``{tiempo}`ruta[#seccion]```
-(la portada), en ``camino-corto`` (unas secciones y su suma) y en ``{tiempo-regla}``
-(la regla). Ninguna extensión de Sphinx cuenta código, salidas, widgets ni preguntas de
-myst-nb. Ritmo: la no ficción se lee a unas 238 palabras/min (Brysbaert, 2019, *J. Mem.
-Lang.* 109, https://doi.org/10.1016/j.jml.2019.104047); un texto técnico, más despacio.
+Lo escribe bajo el título de cada ``notebooks/*``, en ``{tiempo}`ruta[#seccion]``` (la
+portada), en ``camino-corto`` (unas secciones y su suma) y en ``{tiempo-regla}`` (la
+regla). Ninguna extensión de Sphinx cuenta código, salidas, widgets ni preguntas.
 """
 
 import re
@@ -16,6 +14,8 @@ from sphinx.util import docname_join, logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx_exercise.nodes import is_exercise_node, solution_node, solution_start_node
 
+#: La no ficción se lee a unas 238 palabras/min (Brysbaert, 2019, *J. Mem. Lang.* 109,
+#: https://doi.org/10.1016/j.jml.2019.104047); un texto técnico, más despacio.
 PALABRAS_POR_MINUTO = 130
 LINEAS_DE_CODIGO_POR_MINUTO = 10
 LINEAS_DE_SALIDA_POR_MINUTO = 30
@@ -28,11 +28,8 @@ VISTA_WIDGET = "application/vnd.jupyter.widget-view+json"
 PALABRA = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 BLOQUE_DE_PREGUNTAS = re.compile(r"Quiz\.from_bank\(\s*[\"']([\w-]+)[\"']\s*,\s*"
                                  r"[\"']([\w-]+)[\"']\s*\)")
-#: El título de un desplegable que pregunta: «¿…?», «Verdadero o falso…» o «8. …».
-PREGUNTA = re.compile(r"(?is).*\?|verdadero o falso|\d+\.\s")
-#: Celdas que no se leen como código del capítulo: los ejercicios y sus soluciones.
-ETIQUETAS_DE_EJERCICIO = {"ejercicio", "solucion"}
-SOLUCIONES = (solution_node, solution_start_node)
+PREGUNTA = re.compile(r"(?is).*\?|verdadero o falso|\d+\.\s")  # título de desplegable
+ETIQUETAS_DE_EJERCICIO = {"ejercicio", "solucion"}  # celdas cuyo código no es lectura
 SIN_PROSA = (nodes.literal_block, nodes.math, nodes.math_block, nodes.raw,
              nodes.comment, nodes.literal, nodes.target, nodes.substitution_definition)
 #: Lo que nombra el detalle, en este orden («{}» lleva la «s» del plural).
@@ -59,9 +56,8 @@ def minutos_exactos(c: Contenido, ejercicios: bool = True) -> float:
     """Leer prosa, código, salidas, widgets, preguntas, figuras (y hacer ejercicios)."""
     return (c.palabras / PALABRAS_POR_MINUTO
             + c.lineas_codigo / LINEAS_DE_CODIGO_POR_MINUTO
-            + c.lineas_salida / LINEAS_DE_SALIDA_POR_MINUTO
-            + MIN_POR_WIDGET * c.widgets + MIN_POR_PREGUNTA * c.preguntas
-            + MIN_POR_FIGURA * c.figuras
+            + c.lineas_salida / LINEAS_DE_SALIDA_POR_MINUTO + MIN_POR_WIDGET * c.widgets
+            + MIN_POR_PREGUNTA * c.preguntas + MIN_POR_FIGURA * c.figuras
             + ejercicios * MIN_POR_EJERCICIO * c.ejercicios)
 
 
@@ -89,59 +85,47 @@ def detalle(c: Contenido) -> str:
 def preguntas_de_la_celda(fuente: str) -> tuple[int, int]:
     """(bloques, preguntas) de los ``Quiz.from_bank`` de una celda, según el banco."""
     from resnorm.quiz import bank
-
     bloques = BLOQUE_DE_PREGUNTAS.findall(fuente)
     return len(bloques), sum(len(bank.chapter(c)[b]) for c, b in bloques)
 
 
-def _es_celda(nodo: nodes.Node) -> bool:
-    return isinstance(nodo, nodes.container) and "cell" in nodo["classes"]
-
-
-def _es_pregunta(nodo: nodes.Node) -> bool:
-    return (isinstance(nodo, nodes.container) and bool(nodo.children)
-            and nodo.get("design_component") == "dropdown"
-            and PREGUNTA.match(nodo[0].astext()) is not None)
-
-
 def _recorrer(nodo: nodes.Node, prosa: bool = True, se_lee: bool = True):
     """Cada nodo, con si es prosa y si es lectura (no de soluciones ni ejercicios)."""
-    celda = _es_celda(nodo)
+    celda = isinstance(nodo, nodes.container) and "cell_index" in nodo
     etiquetas = set(nodo.get("cell_metadata", {}).get("tags", [])) if celda else set()
-    se_lee = se_lee and not (isinstance(nodo, SOLUCIONES)
-                             or etiquetas & ETIQUETAS_DE_EJERCICIO)
+    solucion = isinstance(nodo, (solution_node, solution_start_node))
+    se_lee = se_lee and not (solucion or etiquetas & ETIQUETAS_DE_EJERCICIO)
     prosa = prosa and se_lee and not (celda or isinstance(nodo, SIN_PROSA))
     yield nodo, prosa, se_lee
     for hijo in nodo.children:
         yield from _recorrer(hijo, prosa, se_lee)
 
 
-def _lineas(nodo: nodes.Node) -> int:
-    return sum(1 for renglon in nodo.astext().splitlines() if renglon.strip())
-
-
 def contar(doctree: nodes.Node, fuentes: dict[int, str]) -> Contenido:
     """``fuentes``: el código de cada celda (el de ``remove-input`` no está aquí)."""
     nodos = list(_recorrer(doctree))
-    bloques = [n for n, _, lee in nodos if lee and isinstance(n, nodes.literal_block)]
+    bloques = [(b, sum(1 for renglon in b.astext().splitlines() if renglon.strip()))
+               for b, _, lee in nodos if lee and isinstance(b, nodes.literal_block)]
     html = "\n".join(raw.astext() for raw in doctree.findall(nodes.raw))
-    quiz = [preguntas_de_la_celda(fuentes.get(celda.get("cell_index"), ""))
-            for celda in doctree.findall(_es_celda)]
+    quiz = [preguntas_de_la_celda(fuentes.get(celda["cell_index"], ""))
+            for celda in doctree.findall(nodes.container) if "cell_index" in celda]
+    desplegables = [d[0].astext() for d in doctree.findall(nodes.container)
+                    if d.get("design_component") == "dropdown" and d.children]
     return Contenido(
         palabras=sum(contar_palabras(n) for n, prosa, _ in nodos
                      if prosa and isinstance(n, nodes.Text)),
         ejercicios=len([*doctree.findall(is_exercise_node)]),
         # Un bloque de preguntas es una vista de widget, pero cuenta como sus preguntas.
         widgets=max(0, html.count(VISTA_WIDGET) - sum(b for b, _ in quiz)),
-        preguntas=len([*doctree.findall(_es_pregunta)]) + sum(p for _, p in quiz),
+        preguntas=(sum(p for _, p in quiz)
+                   + sum(1 for titulo in desplegables if PREGUNTA.match(titulo))),
         # Las figuras llegan como imagen o como HTML (<img> o <svg> en línea).
         figuras=(len([*doctree.findall(nodes.image)])
                  + html.count("<img") + html.count("<svg")),
         # El código que se ve: el de las celdas sin hide-input (ni remove-input).
-        lineas_codigo=sum(_lineas(b) for b in bloques
-                          if "cell_input" in b.parent["classes"]
+        lineas_codigo=sum(n for b, n in bloques if "cell_input" in b.parent["classes"]
                           and b.parent.parent.get("hide_mode") not in ("all", "input")),
-        lineas_salida=sum(_lineas(b) for b in bloques if "output" in b["classes"]),
+        lineas_salida=sum(n for b, n in bloques if "output" in b["classes"]),
     )
 
 
@@ -167,11 +151,10 @@ class tiempo_pendiente(nodes.General, nodes.Element):
 
 def _pendiente(env, rutas, camino: bool = False) -> tiempo_pendiente:
     """(docname, sección) de cada ``ruta[#seccion]``; la página depende del capítulo."""
-    pasos = []
-    for ruta in filter(str.strip, rutas):
-        ruta, _, seccion = ruta.strip().partition("#")
-        pasos.append((docname_join(env.docname, ruta), seccion))
-        env.note_dependency(env.doc2path(pasos[-1][0]))
+    partes = [ruta.strip().partition("#") for ruta in rutas if ruta.strip()]
+    pasos = [(docname_join(env.docname, ruta), seccion) for ruta, _, seccion in partes]
+    for docname, _ in pasos:
+        env.note_dependency(env.doc2path(docname))
     return tiempo_pendiente(pasos=pasos, camino=camino)
 
 
@@ -209,37 +192,31 @@ def _contenido(app, nodo, destino: str, seccion: str) -> tuple[str, Contenido] |
     return None
 
 
-def _camino(app, docname, nodo) -> list[nodes.Node]:
-    lista, partes = nodes.bullet_list(), []
-    for destino, seccion in nodo["pasos"]:
-        if encontrado := _contenido(app, nodo, destino, seccion):
-            titulo, c = encontrado
-            partes.append(c)
+def al_resolver(app, doctree, docname) -> None:
+    """Un {tiempo} da los minutos de su capítulo; un camino, sus secciones y la suma."""
+    for nodo in list(doctree.findall(tiempo_pendiente)):
+        pasos = [(d, s, *hallado) for d, s in nodo["pasos"]
+                 if (hallado := _contenido(app, nodo, d, s))]
+        total = Contenido(*map(sum, zip(*[c for *_, c in pasos])))
+        texto = f"{minutos(total, ejercicios=False)} min" if pasos else "—"
+        if not nodo["camino"]:
+            if total.ejercicios and not nodo["pasos"][0][1]:  # capítulo entero
+                texto += f" ({minutos(total)} con ejercicios)"
+            nodo.replace_self(nodes.Text(texto))
+            continue
+        lista = nodes.bullet_list()
+        for destino, seccion, titulo, c in pasos:
             uri = app.builder.get_relative_uri(docname, destino) + "#" + seccion
             enlace = nodes.reference("", titulo, refuri=uri, internal=True)
-            # Una sección se redondea al minuto; el total, a 5 min, como un capítulo.
+            # Cada sección se redondea al minuto; la suma, a 5, como un capítulo.
             exactos = max(1, round(minutos_exactos(c, ejercicios=False)))
-            resto = nodes.Text(f" ({app.env.titles[destino].astext()}), {exactos} min")
+            capitulo = app.env.titles[destino].astext()
+            resto = nodes.Text(f" ({capitulo}), {exactos} min")
             lista += nodes.list_item("", nodes.paragraph("", "", enlace, resto))
-    total = minutos(Contenido(*map(sum, zip(*partes))), ejercicios=False)
-    texto = (f"En total, unos {total} min de lectura, calculados como los de cada "
-             "capítulo.")
-    return [lista, nodes.paragraph("", texto, classes=["tiempo-camino"])]
-
-
-def al_resolver(app, doctree, docname) -> None:
-    for nodo in list(doctree.findall(tiempo_pendiente)):
-        if nodo["camino"]:
-            nodo.replace_self(_camino(app, docname, nodo))
-            continue
-        [(destino, seccion)] = nodo["pasos"]
-        texto = "—"
-        if encontrado := _contenido(app, nodo, destino, seccion):
-            c = encontrado[1]
-            texto = f"{minutos(c, False)} min"
-            if c.ejercicios and not seccion:
-                texto += f" ({minutos(c)} con ejercicios)"
-        nodo.replace_self(nodes.Text(texto))
+        texto = (f"En total, unos {texto} de lectura, calculados como los de cada "
+                 "capítulo.")
+        suma = nodes.paragraph("", texto, classes=["tiempo-camino"])
+        nodo.replace_self([lista, suma])
 
 
 def setup(app):
