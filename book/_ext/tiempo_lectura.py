@@ -182,8 +182,8 @@ class CaminoCorto(SphinxDirective):
 
 
 def _contenido(app, nodo, destino: str, seccion: str) -> tuple[str, Contenido] | None:
-    """(título, Contenido) del capítulo o de su sección; si no existe, un aviso."""
-    if destino in app.env.all_docs:
+    """(título, Contenido) de la sección o, en un {tiempo} sin ella, del capítulo."""
+    if destino in app.env.all_docs and (seccion or not nodo["camino"]):
         for sec in app.env.get_doctree(destino).findall(nodes.section):
             if "tiempo" in sec and (seccion in sec["ids"] or not seccion):
                 return sec[0].astext(), Contenido(*sec["tiempo"])
