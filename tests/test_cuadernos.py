@@ -17,8 +17,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from docutils import nodes
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
-from sphinx.util.nodes import split_explicit_title
 
 from cuadernos import Conversor, destinos_de, nombres, urls_de_lanzamiento
 from tests.helpers import BUILD_HTML, ROOT, notebook_paths
@@ -31,21 +34,31 @@ EN_BRUTO = re.compile(r"\{[a-z]+(?::[a-z]+)?\}`|:::\{|```\{|\{glue|\{numref|\{ci
 
 
 class Falso(Conversor):
-    """Un conversor sin Sphinx: referencias y citas con datos pequeños."""
+    """Un conversor sin Sphinx: el MyST del libro; referencias y citas con datos
+    pequeños."""
 
     NUMEROS = {"fig-a": "4.1", "ej-04-2": "4.2"}
 
-    def referencia(self, rol, texto):
-        _, titulo, objetivo = split_explicit_title(texto)
-        if rol == "numref":
-            titulo = titulo.replace("%s", self.NUMEROS[objetivo])
-        return f"[{titulo}](../notebooks/04.html#{objetivo})"
+    def __init__(self, sustituciones):
+        myst = MdParserConfig(enable_extensions={
+            "colon_fence", "dollarmath", "amsmath", "substitution", "deflist"})
+        self.md = create_md_parser(myst, RendererHTML)
+        self.sustituciones = sustituciones
+        self.pegados, self.adjuntos, self.ejercicios, self.secciones = {}, {}, {}, {}
+        self.mostradas = set()
 
-    def cita(self, rol, claves):
-        return f"Ba *et al.* [[2016](../book/referencias.html#{claves})]"
+    def _resolver(self, dominio, tipo, objetivo, titulo=""):
+        """Lo que devolvería el dominio: nodos de docutils, como en Sphinx."""
+        if dominio == "cite":
+            url = f"../book/referencias.html#{objetivo}"
+            año = nodes.reference("", "2016", refuri=url)
+            return nodes.inline("", "", nodes.Text("Ba "), nodes.emphasis("", "et al."),
+                                nodes.Text(" ["), año, nodes.Text("]"))
+        texto = titulo.replace("%s", self.NUMEROS.get(objetivo, "")) or objetivo
+        return nodes.reference("", texto, refuri=f"../notebooks/04.html#{objetivo}")
 
-    def numero(self, etiqueta, formato):
-        return formato % self.NUMEROS[etiqueta]
+    def enlace(self, href):
+        return href
 
 
 def conversor(**pegados) -> Falso:
