@@ -55,7 +55,7 @@ $(LAB_VENV)/.deps: requirements-lab.txt
 	  -r requirements-lab.txt
 	mkdir -p $(LAB_KERNELS)/kernels/python3
 	printf '%s\n' '{"argv": ["$(abspath $(PY))", "-m", "ipykernel_launcher",' \
-	  '"-f", "{connection_file}"], "display_name": "Python 3 (resnorm)",' \
+	  '"-f", "{connection_file}"], "display_name": "Python 3 (ipykernel)",' \
 	  '"language": "python"}' > $(LAB_KERNELS)/kernels/python3/kernel.json
 	touch $@
 

@@ -678,7 +678,14 @@ def open_to_read(lab: LabPage, rel_path: str):
         lab.js(OPEN_ONLY, rel_path)
         lab.page.wait_for_function(MARKDOWN_RENDERED, timeout=60_000, polling=250)
         time.sleep(1)  # las imágenes adjuntas y MathJax, tras dibujar el Markdown
-        yield lab.js(READ_REPORT)
+        # Con el núcleo conectado, Lab reescribe el kernelspec si no es el suyo y
+        # marca el cuaderno como modificado: al cerrarlo, «¿guardar cambios?».
+        lab.page.wait_for_function(
+            "() => window.__rn.panel.sessionContext.isReady", timeout=60_000)
+        time.sleep(1)
+        report = lab.js(READ_REPORT)
+        report["dirty"] = lab.js("() => window.__rn.panel.context.model.dirty")
+        yield report
     finally:
         with contextlib.suppress(Exception):
             lab.js(CLOSE_AND_SHUTDOWN)
@@ -692,6 +699,9 @@ READ_CHAPTERS = [p for p in NOTEBOOKS if p.stem.startswith(("04_", "10_"))]
 def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
     with open_to_read(lab, lab_path(path)) as report:
         pass
+    assert not report["dirty"], (
+        f"{path.name}: recién abierto, Lab lo marca como modificado (el kernelspec "
+        "de book/_ext/cuadernos.py no es el del núcleo de Lab)")
     prose = " ".join(report["prose"].split())
     raw = [m for m in RAW_MARKUP if m in report["text"]]
     assert not raw, f"{path.name}: Lab muestra en bruto {raw}"

@@ -270,8 +270,15 @@ class Conversor:
                     celdas.append(celda)
         nb.cells = celdas
         nb.metadata.pop("mystnb", None)
+        nb.metadata["kernelspec"] = KERNELSPEC
         return nb
 
+
+
+#: El de ipykernel (Binder, ``make lab``): con otro nombre visible, Lab lo reescribe al
+#: abrir el cuaderno y lo da por modificado.
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+              "language": "python"}
 
 def _sentencias(codigo: str) -> list[ast.stmt]:
     from IPython.core.inputtransformer2 import TransformerManager  # %magias
