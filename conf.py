@@ -128,6 +128,8 @@ locale_dirs = ["book/_ext/locale"]
 templates_path = ["book/_templates", "book/_templates/components"]
 html_favicon = "_assets/favicon.svg"
 html_static_path = ["_assets"]
+# index.html redirige a la portada (book/intro), con descripción e icono.
+html_additional_pages = {"index": "redireccion.html"}
 html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css",
                   "css/impresion.css"]
 html_show_sourcelink = True

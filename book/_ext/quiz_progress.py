@@ -1,10 +1,8 @@
-"""El progreso de las preguntas en la portada: qué lleva contestado el estudiante.
+"""El progreso de las preguntas en la portada (``_assets/js/progreso-curso.js``).
 
-En la página raíz, el marcador ``<div id="rn-progreso-curso">`` recibe la lista de
-preguntas del curso (``resnorm.quiz.bank.manifest``: capítulo → {id: versión}) con el
-título y el enlace de cada capítulo, en un ``<script id="rn-quiz-manifest">`` de la
-página (``app.add_js_file``); ``_assets/js/progreso-curso.js`` la cruza con lo
-guardado en este navegador. Nada sale del navegador.
+La página con ``<div id="rn-progreso-curso">`` recibe en ``<script
+id="rn-quiz-manifest">`` las preguntas de cada capítulo (``resnorm.quiz.bank``) con
+su título y su enlace; el JavaScript las cruza con lo guardado en este navegador.
 """
 
 from __future__ import annotations
@@ -16,36 +14,25 @@ from docutils import nodes
 PLACEHOLDER = '<div id="rn-progreso-curso"></div>'
 
 
-def _chapters(app, pagename):
+def manifest(app, pagename: str) -> dict:
     from resnorm.quiz import STORAGE_KEY, bank
 
-    manifest = bank.manifest()
-    docs = sorted(app.env.found_docs)
-    rows = []
+    questions, chapters = bank.manifest(), []
     for key in bank.chapters():
-        matches = [
-            d
-            for d in docs
-            if d.startswith("notebooks/") and d.endswith(bank.doc_suffix(key))
-        ]
-        if len(matches) != 1:
-            continue  # un capítulo que este libro no incluye
-        rows.append(
-            {
-                "key": key,
-                "title": bank.title(key),
-                "href": app.builder.get_relative_uri(pagename, matches[0]),
-                "questions": manifest[key],
-            }
-        )
-    return {"storage_key": STORAGE_KEY, "chapters": rows}
+        docs = [d for d in app.env.found_docs
+                if d.startswith("notebooks/") and d.endswith(bank.doc_suffix(key))]
+        if len(docs) == 1:  # si no, un capítulo que este libro no incluye
+            href = app.builder.get_relative_uri(pagename, docs[0])
+            chapters.append({"key": key, "title": bank.title(key), "href": href,
+                             "questions": questions[key]})
+    return {"storage_key": STORAGE_KEY, "chapters": chapters}
 
 
-def _inject(app, pagename, templatename, context, doctree):
+def _inject(app, pagename, templatename, context, doctree) -> None:
     if doctree is None or not any(
             PLACEHOLDER in raw.astext() for raw in doctree.findall(nodes.raw)):
         return
-    data = json.dumps(_chapters(app, pagename), ensure_ascii=False)
+    data = json.dumps(manifest(app, pagename), ensure_ascii=False)
     app.add_js_file(None, type="application/json", id="rn-quiz-manifest",
                     body=data.replace("</", "<\\/"))
     app.add_js_file("js/progreso-curso.js", loading_method="defer")
