@@ -1055,6 +1055,8 @@ def test_every_page_has_a_spanish_meta_description(rel):
     assert 50 <= len(text) <= 170, f"{rel}: {len(text)} caracteres: {text}"
     assert SPANISH_HINT.search(text), f"{rel}: {text}"
     assert not re.search(r"[\\$]|\{|\}", text), f"{rel}: {text}"
+    # Lo que el capítulo cuenta, no la línea del tiempo de lectura que va delante.
+    assert not text.startswith("Tiempo:"), f"{rel}: {text}"
 
 
 @pytest.mark.parametrize("rel", PAGES)

@@ -223,10 +223,15 @@ _NOT_PROSE = (nodes.Admonition, nodes.container, nodes.table, nodes.list_item,
               nodes.footnote, nodes.citation, nodes.definition_list)
 
 
+#: Los párrafos que pone tiempo_lectura.py: no dicen de qué trata la página.
+_NOT_DESCRIPTION = {"tiempo-lectura", "tiempo-camino"}
+
+
 def _prose(node):
     for child in node.children:
         if isinstance(child, nodes.paragraph):
-            yield child
+            if not _NOT_DESCRIPTION & set(child["classes"]):
+                yield child
         elif isinstance(child, nodes.Element) and not isinstance(child, _NOT_PROSE):
             yield from _prose(child)
 
