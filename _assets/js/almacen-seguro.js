@@ -1,12 +1,9 @@
-// Un almacén en memoria cuando el navegador no deja guardar (va en línea, el primero
-// de <head>: book/_ext/curso_navegador.py).
-//
-// Bloqueado (navegación privada, cookies bloqueadas), solo leer `localStorage` lanza
+// Un almacén en memoria cuando el navegador no deja guardar (va en línea, el primero de
+// <head>: book/_ext/curso_navegador.py). Bloqueado, leer `localStorage` lanza
 // SecurityError; lleno, `setItem` lanza QuotaExceededError, y la búsqueda de Sphinx, el
-// tema y sphinx-design, que lo usan tal cual, se rompían. Entonces `localStorage` /
-// `sessionStorage` pasan a ser un almacén con la misma interfaz: copia lo que aún se
-// deja leer, guarda en memoria (se pierde al cerrar la página) e intenta guardar fuera
-// también. <html data-almacen="memoria"> hace que las preguntas avisen (curso.css).
+// tema y sphinx-design se rompían. Entonces cada almacén pasa a ser uno con la misma
+// interfaz que copia lo que aún se lee, guarda en memoria e intenta guardar también
+// fuera. <html data-almacen="memoria"> hace que las preguntas avisen (curso.css).
 (function () {
   "use strict";
   const attempt = (action) => {
@@ -16,14 +13,8 @@
       return undefined;
     }
   };
-  const works = (name) => attempt(() => {
-    window[name].setItem("rn-almacen-prueba", "1");
-    window[name].removeItem("rn-almacen-prueba");
-    return true;
-  });
 
-  function memoryStorage(name) {
-    const backing = attempt(() => window[name]);
+  function memoryStorage(backing) {
     const data = new Map();
     attempt(() => {
       for (let i = 0; i < backing.length; i++) {
@@ -52,13 +43,15 @@
     };
   }
 
-  ["localStorage", "sessionStorage"].forEach((name) => {
-    if (works(name)) return;
+  for (const name of ["localStorage", "sessionStorage"]) {
+    const works = attempt(() => {
+      window[name].setItem("rn-almacen-prueba", "1");
+      window[name].removeItem("rn-almacen-prueba");
+      return true;
+    });
+    if (works) continue;
     if (name === "localStorage") document.documentElement.dataset.almacen = "memoria";
-    attempt(() => Object.defineProperty(window, name, {
-      value: memoryStorage(name),
-      configurable: true,
-      enumerable: true,
-    }));
-  });
+    const value = memoryStorage(attempt(() => window[name]));
+    attempt(() => Object.defineProperty(window, name, { value, configurable: true }));
+  }
 })();

@@ -6,52 +6,43 @@
   const source = document.getElementById("rn-quiz-manifest");
   if (!box || !source) return;
   const { storage_key: key, chapters } = JSON.parse(source.textContent);
-  const isObject = (value) =>
-    value !== null && typeof value === "object" && !Array.isArray(value);
   let undo = null; // lo guardado antes de «Empezar de nuevo», para deshacerlo
 
-  // Lo guardado puede tener otra forma (un array, un texto, un JSON roto): se lee solo
-  // lo que tiene la de siempre (la reparación, repairStore, está en
-  // resnorm/quiz/quiz_core.js, que reescribe lo guardado al contestar).
+  // Lo guardado puede tener otra forma (un array, un JSON roto): con «?.» se lee solo
+  // lo que tiene la de siempre (lo repara repairStore, de resnorm/quiz/quiz_core.js).
   function saved() {
     try {
-      const data = JSON.parse(localStorage.getItem(key));
-      return isObject(data) && isObject(data.chapters) ? data.chapters : {};
+      return JSON.parse(localStorage.getItem(key))?.chapters ?? {};
     } catch (error) {
       return {};
     }
   }
 
+  const TABLE = `<table>
+    <caption>Tu progreso por capítulo (guardado solo en este navegador)</caption>
+    <thead><tr><th scope="col">Capítulo</th>
+      <th scope="col">Preguntas bien contestadas</th></tr></thead>
+    <tbody></tbody></table>`;
+  const RESET = `<button type="button" class="rn-progreso-reset">
+    Empezar de nuevo todo el curso</button>`;
   const NOTE = `<p class="rn-progreso-borrado" role="status">Borrado todo tu progreso.
     <button type="button" class="rn-progreso-deshacer">Deshacer</button></p>`;
 
   function render(focus) {
-    box.innerHTML = `
-      <p class="rn-progreso-total" role="status" aria-live="polite"></p>
-      <table class="rn-progreso-tabla">
-        <caption>Tu progreso por capítulo (guardado solo en este navegador)</caption>
-        <thead><tr>
-          <th scope="col">Capítulo</th><th scope="col">Preguntas bien contestadas</th>
-        </tr></thead>
-        <tbody></tbody>
-      </table>
-      <button type="button" class="rn-progreso-reset">
-        Empezar de nuevo todo el curso</button>
-      ${undo === null ? "" : NOTE}`;
+    box.innerHTML = `<p class="rn-progreso-total" role="status" aria-live="polite"></p>
+      ${TABLE}${RESET}${undo === null ? "" : NOTE}`;
     const mine = saved();
     let done = 0;
     let total = 0;
-    for (const chapter of chapters) {
-      const answers = isObject(mine[chapter.key]) ? mine[chapter.key] : {};
-      const ids = Object.keys(chapter.questions);
-      const ok = ids.filter((id) => isObject(answers[id]) && answers[id].ok === true &&
-        answers[id].v === chapter.questions[id]).length;
+    for (const { key: chapter, questions, href, title } of chapters) {
+      const ids = Object.keys(questions);
+      const ok = ids.filter((id) => mine[chapter]?.[id]?.ok === true &&
+        mine[chapter][id].v === questions[id]).length;
       done += ok;
       total += ids.length;
       const row = box.querySelector("tbody").insertRow();
       const link = row.insertCell().appendChild(document.createElement("a"));
-      link.href = chapter.href;
-      link.textContent = chapter.title;
+      Object.assign(link, { href, textContent: title });
       row.insertCell().textContent = `${ok} de ${ids.length}`;
     }
     const questions = total === 1 ? "pregunta" : "preguntas";
@@ -61,12 +52,12 @@
   }
 
   // Sin confirmación, pero se puede deshacer (hasta que se recarga la página).
-  box.addEventListener("click", (event) => {
-    if (event.target.matches(".rn-progreso-reset")) {
+  box.addEventListener("click", ({ target }) => {
+    if (target.matches(".rn-progreso-reset")) {
       undo = localStorage.getItem(key);
       localStorage.removeItem(key);
       render(undo === null ? ".rn-progreso-reset" : ".rn-progreso-deshacer");
-    } else if (event.target.matches(".rn-progreso-deshacer")) {
+    } else if (target.matches(".rn-progreso-deshacer")) {
       localStorage.setItem(key, undo);
       undo = null;
       render(".rn-progreso-reset");

@@ -51,15 +51,14 @@ def _js_messages(language: str) -> dict[str, str | list[str]]:
     return messages
 
 
-def _register_js_translations(app, config) -> None:
-    if messages := _js_messages(config.language or "en"):
-        # El español: singular solo para 1.
-        data = {"locale": config.language, "messages": messages,
-                "plural_expr": "n == 1 ? 0 : 1"}
+def _register_js_translations(app) -> None:
+    if messages := _js_messages(app.config.language):
+        data = {"locale": app.config.language, "messages": messages,
+                "plural_expr": "n == 1 ? 0 : 1"}  # en español, singular solo para 1
         body = json.dumps(data, ensure_ascii=False, sort_keys=True)
-        script = f"Documentation.addTranslations({body});"
         # Después de translations.js (prioridad 500), el de Sphinx.
-        app.add_js_file(None, body=script, priority=510)
+        app.add_js_file(None, body=f"Documentation.addTranslations({body});",
+                        priority=510)
 
 
 # myst-nb 1.4 escribe aria-label="Toggle hidden content" y el tipo en inglés («Show code
@@ -99,6 +98,6 @@ def _register_cell_summary(app, config) -> None:
 
 def setup(app) -> dict[str, Any]:
     _register_catalogs(app)
-    app.connect("config-inited", _register_js_translations)
+    _register_js_translations(app)
     app.connect("config-inited", _register_cell_summary)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
