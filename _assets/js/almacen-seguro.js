@@ -1,9 +1,8 @@
-// Un almacén en memoria cuando el navegador no deja guardar (va en línea, el primero de
+// Un almacén en memoria si el navegador no deja guardar (va en línea, el primero de
 // <head>: book/_ext/curso_navegador.py). Bloqueado, leer `localStorage` lanza
-// SecurityError; lleno, `setItem` lanza QuotaExceededError, y la búsqueda de Sphinx, el
-// tema y sphinx-design se rompían. Entonces cada almacén pasa a ser uno con la misma
-// interfaz que copia lo que aún se lee, guarda en memoria e intenta guardar también
-// fuera. <html data-almacen="memoria"> hace que las preguntas avisen (curso.css).
+// SecurityError; lleno, `setItem` lanza QuotaExceededError: la búsqueda de Sphinx, el
+// tema y sphinx-design se rompían. Este copia lo que aún se lee, guarda en memoria e
+// intenta guardar fuera; <html data-almacen="memoria"> hace avisar a las preguntas.
 (function () {
   "use strict";
   const attempt = (action) => {

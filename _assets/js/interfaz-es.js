@@ -48,7 +48,6 @@
   }
   markAll();
   window.addEventListener("resize", markAll);
-  window.addEventListener("load", markAll);
   document.fonts?.addEventListener("loadingdone", markAll); // cambia el ancho del texto
   const widgets = new MutationObserver(markAll); // dibujan tablas y salidas
   widgets.observe(document.body, { childList: true, subtree: true });

@@ -18,15 +18,12 @@
   });
 
   // Un enlace dentro de la página lleva el foco a su título, no a <body>.
+  const HEADINGS = "h1, h2, h3, h4, h5, h6";
   window.addEventListener("hashchange", () => {
     let target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target?.matches("section")) target = target.querySelector(HEADINGS) || target;
     if (!target) return;
-    if (target.matches("section")) {
-      target = target.querySelector("h1, h2, h3, h4, h5, h6") || target;
-    }
-    if (!target.matches("a[href], button, input, select, textarea, [tabindex]")) {
-      target.tabIndex = -1;
-    }
+    if (target.tabIndex < 0) target.tabIndex = -1; // enfocable, no con el tabulador
     target.focus({ preventScroll: true });
   });
 })();

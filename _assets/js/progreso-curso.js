@@ -18,19 +18,16 @@
     }
   }
 
-  const TABLE = `<table>
-    <caption>Tu progreso por capítulo (guardado solo en este navegador)</caption>
-    <thead><tr><th scope="col">Capítulo</th>
-      <th scope="col">Preguntas bien contestadas</th></tr></thead>
-    <tbody></tbody></table>`;
-  const RESET = `<button type="button" class="rn-progreso-reset">
-    Empezar de nuevo todo el curso</button>`;
   const NOTE = `<p class="rn-progreso-borrado" role="status">Borrado todo tu progreso.
     <button type="button" class="rn-progreso-deshacer">Deshacer</button></p>`;
 
   function render(focus) {
     box.innerHTML = `<p class="rn-progreso-total" role="status" aria-live="polite"></p>
-      ${TABLE}${RESET}${undo === null ? "" : NOTE}`;
+      <table><caption>Tu progreso por capítulo (guardado solo en este navegador)
+        </caption><thead><tr><th scope="col">Capítulo</th>
+          <th scope="col">Preguntas bien contestadas</th></tr></thead><tbody></tbody>
+      </table><button type="button" class="rn-progreso-reset">
+        Empezar de nuevo todo el curso</button>${undo === null ? "" : NOTE}`;
     const mine = saved();
     let done = 0;
     let total = 0;

@@ -1,11 +1,10 @@
 """La interfaz del sitio en español: los catálogos de gettext de ``locale/es``.
 
-``sphinx.po`` lo carga Sphinx (``locale_dirs``); los demás dominios (``booktheme``,
-``exercise``) se compilan con ``CatalogInfo.write_mo`` y se registran aquí, primeros
-en ``extensions``: el primer catálogo de un dominio manda sobre el del tema. Sphinx
-solo copia el ``sphinx.js`` de su paquete: los textos de su JavaScript (la búsqueda)
-se añaden con ``Documentation.addTranslations``. myst-nb escribe en inglés y sin
-catálogo el resumen de las celdas plegadas: ``visit_hidden_cell`` lo reemplaza.
+``sphinx.po`` lo carga Sphinx (``locale_dirs``); los demás dominios se registran aquí,
+primeros en ``extensions``: el primer catálogo de un dominio manda sobre el del tema.
+Sphinx solo copia el ``sphinx.js`` de su paquete: los textos de su JavaScript (la
+búsqueda) se añaden con ``Documentation.addTranslations``. myst-nb escribe en inglés y
+sin catálogo el resumen de las celdas plegadas: ``visit_hidden_cell`` lo reemplaza.
 """
 
 from __future__ import annotations
@@ -19,18 +18,14 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 def _register_catalogs(app) -> None:
     """Compila (si cambió) y registra cada catálogo propio salvo ``sphinx``."""
-    from sphinx.util.i18n import CatalogRepository
+    from sphinx.util.i18n import CatalogInfo
 
-    config = app.config
-    repo = CatalogRepository(
-        app.srcdir, config.locale_dirs, config.language, config.source_encoding
-    )
-    for catalog in repo.catalogs:
-        if catalog.domain != "sphinx":  # Sphinx lo carga antes que las extensiones
+    for po in (LOCALE_DIR / app.config.language / "LC_MESSAGES").glob("*.po"):
+        if po.stem != "sphinx":  # Sphinx carga el suyo antes que las extensiones
+            catalog = CatalogInfo(str(po.parent), po.stem, "utf-8")
             if catalog.is_outdated():
-                catalog.write_mo(config.language)
-            # base_dir es <locale_dir>/<idioma>/LC_MESSAGES
-            app.add_message_catalog(catalog.domain, Path(catalog.base_dir).parents[1])
+                catalog.write_mo(app.config.language)
+            app.add_message_catalog(po.stem, LOCALE_DIR)
 
 
 def _js_messages(language: str) -> dict[str, str | list[str]]:
