@@ -1,8 +1,8 @@
 // Un almacén en memoria si el navegador no deja guardar (va en línea, el primero de
 // <head>: book/_ext/curso_navegador.py). Bloqueado, leer `localStorage` lanza
 // SecurityError; lleno, `setItem` lanza QuotaExceededError: la búsqueda de Sphinx, el
-// tema y sphinx-design se rompían. Este copia lo que aún se lee, guarda en memoria e
-// intenta guardar fuera; <html data-almacen="memoria"> hace avisar a las preguntas.
+// tema y sphinx-design se rompían. Este copia lo legible y guarda en memoria (se pierde
+// al cerrar la página); <html data-almacen="memoria"> hace avisar a las preguntas.
 (function () {
   "use strict";
   const attempt = (action) => {
@@ -22,18 +22,9 @@
     });
     return {
       getItem: (key) => data.get(String(key)) ?? null,
-      setItem(key, value) {
-        data.set(String(key), String(value));
-        attempt(() => backing.setItem(key, value));
-      },
-      removeItem(key) {
-        data.delete(String(key));
-        attempt(() => backing.removeItem(key));
-      },
-      clear() {
-        data.clear();
-        attempt(() => backing.clear());
-      },
+      setItem: (key, value) => data.set(String(key), String(value)),
+      removeItem: (key) => data.delete(String(key)),
+      clear: () => data.clear(),
       key: (index) => [...data.keys()][index] ?? null,
       get length() {
         return data.size;

@@ -18,14 +18,11 @@
   // Mide el contenido (un Range), no scrollWidth: este cuenta o no el relleno derecho
   // según haya un bloque dentro, y la flecha de curso.css es un bloque.
   function measure(box) {
-    let wide = false;
-    if (box.scrollWidth > box.clientWidth + 1) {
-      const range = document.createRange();
-      range.selectNodeContents(box);
-      const right = range.getBoundingClientRect().right + box.scrollLeft;
-      const edge = box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
-      wide = right > edge + 1;
-    }
+    const range = document.createRange();
+    range.selectNodeContents(box);
+    const edge = box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
+    const wide = box.scrollWidth > box.clientWidth + 1 &&
+      range.getBoundingClientRect().right + box.scrollLeft > edge + 1;
     const before = wide && box.scrollLeft > 1;
     const after = wide && box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
     return () => {
