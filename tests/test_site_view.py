@@ -847,7 +847,8 @@ def test_a_tap_opens_a_figure_full_width_with_its_caption(view, tab, site_url):
     figure.scroll_into_view_if_needed()
     caption = figure.locator("figcaption").evaluate(
         "(c) => { const x = c.cloneNode(true);"
-        " x.querySelectorAll('.headerlink').forEach((e) => e.remove());"
+        " x.querySelectorAll('.headerlink, .curso-ampliar')"
+        ".forEach((e) => e.remove());"
         " document.body.append(x); const t = x.innerText; x.remove(); return t; }")
     figure.locator("img").click()
     dialog = page.locator("dialog.curso-figura-dialogo[open]")

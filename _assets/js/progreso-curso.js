@@ -2,121 +2,63 @@
 // extensión book/_ext/quiz_progress.py) con lo guardado en este navegador.
 (function () {
   "use strict";
+  const box = document.getElementById("rn-progreso-curso");
+  const source = document.getElementById("rn-quiz-manifest");
+  if (!box || !source) return;
+  const { storage_key: key, chapters } = JSON.parse(source.textContent);
+  let undo = null; // lo guardado antes de «Empezar de nuevo», para deshacerlo
 
-  function isObject(value) {
-    return value !== null && typeof value === "object" && !Array.isArray(value);
-  }
-
-  // Lo guardado puede tener otra forma (un array, un texto, un JSON roto): se lee
-  // solo lo que tiene la de siempre (la reparación completa, repairStore, está en
-  // resnorm/quiz/quiz_core.js, que reescribe lo guardado al contestar).
-  function read(key) {
+  // Lo guardado puede tener otra forma (un array, un JSON roto): con «?.» se lee solo
+  // lo que tiene la de siempre (lo repara repairStore, de resnorm/quiz/quiz_core.js).
+  function saved() {
     try {
-      var text = window.localStorage.getItem(key);
-      var data = text ? JSON.parse(text) : {};
-      return isObject(data) && isObject(data.chapters) ? data : { chapters: {} };
+      return JSON.parse(localStorage.getItem(key))?.chapters ?? {};
     } catch (error) {
-      return { chapters: {} };
+      return {};
     }
   }
 
-  function raw(key) {
-    try {
-      return window.localStorage.getItem(key);
-    } catch (error) {
-      return null;
-    }
-  }
+  const NOTE = `<p class="rn-progreso-borrado" role="status">Borrado todo tu progreso.
+    <button type="button" class="rn-progreso-deshacer">Deshacer</button></p>`;
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") node.textContent = attrs[k];
-      else node.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) {
-      node.append(c);
-    });
-    return node;
-  }
-
-  function plural(n) {
-    return n === 1 ? "pregunta" : "preguntas";
-  }
-
-  // «undo»: lo que había antes de borrar, para ofrecer deshacerlo.
-  function render(box, data, undo) {
-    var saved = read(data.storage_key).chapters;
-    var done = 0;
-    var total = 0;
-    var rows = data.chapters.map(function (ch) {
-      var ids = Object.keys(ch.questions);
-      var mine = isObject(saved[ch.key]) ? saved[ch.key] : {};
-      var ok = ids.filter(function (id) {
-        var e = mine[id];
-        return isObject(e) && e.ok === true && e.v === ch.questions[id];
-      }).length;
+  function render(focus) {
+    box.innerHTML = `<p class="rn-progreso-total" role="status" aria-live="polite"></p>
+      <table><caption>Tu progreso por capítulo (guardado solo en este navegador)
+        </caption><thead><tr><th scope="col">Capítulo</th>
+          <th scope="col">Preguntas bien contestadas</th></tr></thead><tbody></tbody>
+      </table><button type="button" class="rn-progreso-reset">
+        Empezar de nuevo todo el curso</button>${undo === null ? "" : NOTE}`;
+    const mine = saved();
+    let done = 0;
+    let total = 0;
+    for (const { key: chapter, questions, href, title } of chapters) {
+      const ids = Object.keys(questions);
+      const ok = ids.filter((id) => mine[chapter]?.[id]?.ok === true &&
+        mine[chapter][id].v === questions[id]).length;
       done += ok;
       total += ids.length;
-      return el("tr", {}, [
-        el("td", {}, [el("a", { href: ch.href, text: ch.title })]),
-        el("td", { text: ok + " de " + ids.length }),
-      ]);
-    });
-    var reset = el("button", { type: "button", class: "rn-progreso-reset",
-      text: "Empezar de nuevo todo el curso" });
-    // Sin confirmación, pero se puede deshacer (hasta que se recarga la página).
-    reset.addEventListener("click", function () {
-      var before = raw(data.storage_key);
-      try {
-        window.localStorage.removeItem(data.storage_key);
-      } catch (error) { /* sin almacenamiento: no hay nada que borrar */ }
-      render(box, data, before);
-      var again = box.querySelector(".rn-progreso-deshacer") || box.querySelector("button");
-      again.focus();
-    });
-    var note = [];
-    if (undo) {
-      var undoButton = el("button", { type: "button", class: "rn-progreso-deshacer",
-        text: "Deshacer" });
-      undoButton.addEventListener("click", function () {
-        try {
-          window.localStorage.setItem(data.storage_key, undo);
-        } catch (error) { /* sin almacenamiento: nada que devolver */ }
-        render(box, data);
-        box.querySelector(".rn-progreso-reset").focus();
-      });
-      note.push(el("p", { class: "rn-progreso-borrado", role: "status" },
-        ["Borrado todo tu progreso. ", undoButton]));
+      const row = box.querySelector("tbody").insertRow();
+      const link = row.insertCell().appendChild(document.createElement("a"));
+      Object.assign(link, { href, textContent: title });
+      row.insertCell().textContent = `${ok} de ${ids.length}`;
     }
-    box.textContent = "";
-    box.append(
-      el("p", { class: "rn-progreso-total", role: "status", "aria-live": "polite",
-        text: "Llevas " + done + " de " + total + " " + plural(total) +
-          " del curso bien contestadas." }),
-      el("table", { class: "rn-progreso-tabla" }, [
-        el("caption", { text: "Tu progreso por capítulo (guardado solo en este navegador)" }),
-        el("thead", {}, [el("tr", {}, [
-          el("th", { scope: "col", text: "Capítulo" }),
-          el("th", { scope: "col", text: "Preguntas bien contestadas" }),
-        ])]),
-        el("tbody", {}, rows),
-      ]),
-      reset
-    );
-    note.forEach(function (n) { box.append(n); });
+    const questions = total === 1 ? "pregunta" : "preguntas";
+    box.querySelector(".rn-progreso-total").textContent =
+      `Llevas ${done} de ${total} ${questions} del curso bien contestadas.`;
+    if (focus) box.querySelector(focus).focus();
   }
 
-  function start() {
-    var box = document.getElementById("rn-progreso-curso");
-    var source = document.getElementById("rn-quiz-manifest");
-    if (!box || !source) return;
-    render(box, JSON.parse(source.textContent));
-  }
-
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  // Sin confirmación, pero se puede deshacer (hasta que se recarga la página).
+  box.addEventListener("click", ({ target }) => {
+    if (target.matches(".rn-progreso-reset")) {
+      undo = localStorage.getItem(key);
+      localStorage.removeItem(key);
+      render(undo === null ? ".rn-progreso-reset" : ".rn-progreso-deshacer");
+    } else if (target.matches(".rn-progreso-deshacer")) {
+      localStorage.setItem(key, undo);
+      undo = null;
+      render(".rn-progreso-reset");
+    }
+  });
+  render();
 })();
