@@ -1,13 +1,10 @@
 """Las figuras: archivos en ``_images`` con su tamaño y su versión para teléfono.
 
-- Diagramas SVG: el ancho y el alto del archivo (sin saltos al cargar) y
-  ``loading="lazy"`` (menos la portada); ``nombre-telefono.svg``, si existe, va en el
-  ``<source>`` de un ``<picture>`` para pantallas estrechas.
-- Figuras de matplotlib (``resnorm.book.figure_html``): un ``<picture>`` con dos PNG en
-  base64 (para Jupyter y Colab) que aquí pasan a ``_images/figura-<huella>.png``. No
-  con myst-nb: su ``render_image`` escribe una imagen por salida y toma el texto
-  alternativo de los metadatos de la celda.
-"""
+- Diagramas SVG: su ancho y alto (sin saltos al cargar), ``loading="lazy"`` (menos la
+  portada) y ``nombre-telefono.svg``, si existe, en un ``<picture>``.
+- Figuras de matplotlib (``resnorm.book.figure_html``): los dos PNG en base64 de su
+  ``<picture>`` (para Jupyter y Colab), a ``_images/figura-<huella>.png``. No con
+  myst-nb: escribe una imagen por salida, con el texto alternativo de los metadatos."""
 
 from __future__ import annotations
 
@@ -21,7 +18,6 @@ from urllib.parse import quote
 from docutils import nodes
 from sphinx.util.images import get_image_size
 
-PHONE_SUFFIX = "-telefono"
 # El corte de resnorm.plots.PHONE_MEDIA. Solo en pantalla: el papel lleva la figura
 # completa (una A4 cumpliría «max-width» y cambiaría de imagen al imprimir).
 PHONE_MEDIA = "screen and (max-width: 767.98px)"
@@ -29,30 +25,16 @@ EAGER_SVG = ("portada.svg",)  # se ve al llegar: sin loading="lazy"
 PNG_URL = "data:image/png;base64,"
 
 
-def phone_variant(srcdir: Path, uri: str) -> str | None:
-    """``nombre-telefono.svg`` junto al diagrama ``uri``, si existe."""
-    if not uri.endswith(".svg") or uri.endswith(PHONE_SUFFIX + ".svg"):
-        return None
-    candidate = uri.removesuffix(".svg") + PHONE_SUFFIX + ".svg"
-    return candidate if (srcdir / candidate).is_file() else None
-
-
-class _Tags(HTMLParser):
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, {k: v or "" for k, v in attrs}))
-
-
 def read_picture(html: str) -> list[tuple[str, dict[str, str]]] | None:
     """Las etiquetas de una figura de ``figure_html``, o ``None`` si es otra cosa."""
-    parser = _Tags()
-    parser.tags = []
+    tags = []
+    parser = HTMLParser()
+    parser.handle_starttag = lambda tag, attrs: tags.append(
+        (tag, {k: v or "" for k, v in attrs}))
     parser.feed(html)
-    tags = parser.tags
-    if ([tag for tag, _ in tags] == ["picture", "source", "img"]
-            and tags[1][1].get("srcset", "").startswith(PNG_URL)
-            and tags[2][1].get("src", "").startswith(PNG_URL)):
-        return tags
-    return None
+    urls = [attrs.get("srcset", attrs.get("src", "")) for _, attrs in tags[1:]]
+    picture = [tag for tag, _ in tags] == ["picture", "source", "img"]
+    return tags if picture and all(u.startswith(PNG_URL) for u in urls) else None
 
 
 def write_png(data_url: str, folder: Path, srcdir: Path) -> str:
@@ -70,8 +52,7 @@ def _inline_figures(app, doctree) -> None:
     folder = Path(app.outdir).parent / "jupyter_execute" / "figuras"
     srcdir = Path(app.srcdir)
     for raw in list(doctree.findall(nodes.raw)):
-        tags = read_picture(raw.astext()) if PNG_URL in raw.astext() else None
-        if tags is None or raw.get("format") != "html":
+        if raw.get("format") != "html" or not (tags := read_picture(raw.astext())):
             continue
         picture, source, img = (dict(attributes) for _, attributes in tags)
         node = nodes.image(uri=write_png(img.pop("src"), folder, srcdir),
@@ -91,20 +72,18 @@ def _size_and_phone_images(app, doctree) -> None:
                 node["width"], node["height"] = map(str, size)
             if not uri.endswith(EAGER_SVG):
                 node["loading"] = "lazy"
-        phone = node.get("telefono") or phone_variant(srcdir, uri)
-        if phone is None:
+        phone = node.get("telefono") or uri.removesuffix(".svg") + "-telefono.svg"
+        if not (srcdir / phone).is_file():
             continue
         env.images.add_file(env.docname, phone)
         env.note_dependency(str(srcdir / phone))
         node["telefono"] = phone
-        if "rn_source" not in node:  # un diagrama: el tamaño de su versión
-            size = get_image_size(srcdir / phone)
-            node["rn_source"] = dict(zip(("width", "height"), map(str, size or ())))
+        size = get_image_size(srcdir / phone) or ()  # un diagrama: el de su versión
+        node.setdefault("rn_source", dict(zip(("width", "height"), map(str, size))))
 
 
 def _visit_image(self, node) -> None:
-    phone = node.get("telefono")
-    if not phone or phone not in self.builder.env.images:
+    if not (phone := node.get("telefono")):
         return type(self).visit_image(self, node)
 
     def src(path: str) -> str:
@@ -126,7 +105,7 @@ def _visit_image(self, node) -> None:
 
 def _depart_image(self, node) -> None:
     type(self).depart_image(self, node)
-    if node.get("telefono") and node["telefono"] in self.builder.env.images:
+    if node.get("telefono"):
         self.body.append("</picture>")
 
 

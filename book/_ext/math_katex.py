@@ -2,32 +2,29 @@
 
 Lo que sphinxcontrib-katex 0.9.11 no deja configurar: las opciones de KaTeX (con
 ``katex_prerender`` no pasa ``katex_options`` a node, solo ``KATEX_DEFAULT_OPTIONS``:
-hagenw/sphinxcontrib-katex #65 y #145); sus plazos de 5 s; la conexión con node, que
-en Linux no reintenta (en una máquina cargada llegaba antes de que node escuchara);
-y su hoja, que pone en todas las páginas. Las fuentes que pide la hoja de KaTeX son
-las de ``node_modules/katex`` enteras: el navegador solo descarga las que usa.
+hagenw/sphinxcontrib-katex #65 y #145); sus plazos de 5 s (aquí 60); la conexión con
+node, que en Linux no reintenta (en una máquina cargada llegaba antes de que node
+escuchara); y su hoja, que pone en todas las páginas. Las fuentes de KaTeX van enteras:
+el navegador solo descarga las que usa cada página.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-# Sin ``\\char`` KaTeX parte «ó» en «o» y un acento (se vería «Atencioˊn»).
+# Sin ``\char`` KaTeX parte «ó» en «o» y un acento (se vería «Atencioˊn»).
 WHOLE_LETTERS = {c: f'\\char"{ord(c):X}' for c in "áéíóúüñÁÉÍÓÚÜÑ"}
 # Una fórmula que KaTeX no entiende para la construcción; sin avisos de LaTeX.
 KATEX_OPTIONS = {"throwOnError": True, "strict": "ignore", "macros": WHOLE_LETTERS}
-TIMEOUT = 60.0
-# Las fuentes de casi toda fórmula: pedidas desde <head>, llegan antes del primer
-# dibujo y el texto no salta al cambiar de ancho cada fórmula.
+# Las fuentes de casi toda fórmula, desde <head>: el texto no salta cuando llegan.
 FIRST_FONTS = ("KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2")
 PRELOAD = '\n<link rel="preload" href="{}" as="font" type="font/woff2" crossorigin />'
 
 
 def configure_katex(katex) -> None:
     """Opciones, plazos y una conexión que reintenta, antes de la primera fórmula."""
-    katex.KATEX_DEFAULT_OPTIONS.clear()
     katex.KATEX_DEFAULT_OPTIONS.update(KATEX_OPTIONS)
-    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = TIMEOUT
+    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = 60.0
     # La conexión de Windows (TCP) reintenta mientras node no escucha.
     server = katex.KaTeXServer
     server.start_server_process = server.__dict__["start_network_socket"]
@@ -37,8 +34,7 @@ def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None
     """La hoja de KaTeX solo en páginas con fórmulas; katex-math.css nunca (la
     sustituye ``_assets/css/formulas.css``, en conf.py)."""
     with_math = 'class="katex' in context.get("body", "")
-    drop = ("katex-math.css",) if with_math else ("katex-math.css",
-                                                  app.config.katex_css_path)
+    drop = ("katex-math.css",) + (() if with_math else (app.config.katex_css_path,))
     context["css_files"] = [css for css in context.get("css_files", ())
                             if not str(css.filename).endswith(drop)]
     if with_math:

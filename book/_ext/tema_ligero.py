@@ -1,13 +1,9 @@
-"""Lo que cada página pide antes del primer dibujo, en pocas peticiones y ligero.
-
-- Cada tramo de hojas de ``_static`` seguidas en ``css_files`` se sirve como un solo
-  ``paquete-<huella>.css`` (Sphinx no agrupa hojas); las de terceros, recortadas por
-  PurgeCSS (npm) a las reglas que puede usar alguna página o algún JavaScript.
-- Los scripts de otras extensiones llevan ``defer``: ``loading_method`` solo vale
-  para los que uno añade.
-- El código de los widgets (``_esm``, ``_css``) y sus datos binarios pasan a archivos
-  de ``_static/widgets``: myst-nb (``nb_ipywidgets_js``) los repite en cada página.
-"""
+"""Lo que cada página pide antes del primer dibujo, en pocas peticiones y ligero:
+cada tramo de hojas seguidas en ``css_files``, un ``paquete-<huella>.css`` (Sphinx no
+agrupa hojas), con las de terceros recortadas por PurgeCSS (npm); ``defer`` en los
+scripts de otras extensiones (``loading_method`` es para los propios); y el código de
+los widgets (``_esm``, ``_css``) y sus datos binarios, en ``_static/widgets``: myst-nb
+(``nb_ipywidgets_js``) los repite en cada página."""
 
 from __future__ import annotations
 
@@ -18,6 +14,7 @@ import posixpath
 import re
 import subprocess
 from fnmatch import fnmatch
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +22,14 @@ THEME_SHEET = "styles/pydata-sphinx-theme.css"
 PURGED = (THEME_SHEET, "basic.css", "styles/sphinx-book-theme.css",
           "sphinx-design.min.css", "mystnb.*.css")
 PURGECSS = Path(__file__).resolve().parents[2] / "node_modules" / ".bin" / "purgecss"
-# Clases que Bootstrap pone al abrir menús, el atributo del modo oscuro (su valor no
-# está escrito en ninguna parte) y el anillo de foco, que no nombra nada.
+# Clases de Bootstrap al abrir menús, el modo oscuro (su valor no está escrito en
+# ninguna página) y el anillo de foco, que no nombra nada.
 SAFELIST = ("show", "collapsing", "data-theme", ":focus-visible")
 # Las hojas que las pruebas y otras extensiones buscan por su nombre.
 KEEP_SEPARATE = ("vendor/katex/katex.min.css", "css/ejercicios.css")
 BUNDLE_HEAD = "/* paquete (book/_ext/tema_ligero.py): "
-# Los que usan los scripts en línea de la página, translations.js (antes de las
-# traducciones del curso, que lo sobrescriben) y widgets-estaticos.js, que reserva la
-# caja de cada widget mientras se lee la página.
+# Los que usan los scripts en línea, translations.js (antes de las traducciones del
+# curso) y widgets-estaticos.js, que reserva la caja de cada widget al leer la página.
 KEEP_SYNC = ("documentation_options.js", "doctools.js", "translations.js",
              "widgets-estaticos.js")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -51,9 +47,6 @@ def purgecss(outdir: Path, sheets: list[Path]) -> dict[Path, str]:
     return {Path(result["file"]): result["css"] for result in json.loads(done.stdout)}
 
 
-_RELATIVE_URL = re.compile(r"url\((['\"]?)(?![a-z]+:|/|#|data:)([^'\")]+)\1\)")
-
-
 def move_sheet(css: str, source: str, target: str) -> str:
     """La hoja ``source`` escrita como ``target``: sus url() siguen apuntando igual."""
 
@@ -63,7 +56,7 @@ def move_sheet(css: str, source: str, target: str) -> str:
         return f"url({match.group(1)}{new}{match.group(1)})"
 
     css = re.sub(r"/\*# sourceMappingURL=.*?\*/", "", css)
-    return _RELATIVE_URL.sub(fix, css)
+    return re.sub(r"url\((['\"]?)(?![a-z]+:|/|#|data:)([^'\")]+)\1\)", fix, css)
 
 
 def bundle_members(path: Path) -> list[str]:
@@ -72,39 +65,28 @@ def bundle_members(path: Path) -> list[str]:
 
 
 def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
-    """Cada tramo de hojas seguidas, un paquete que ``_purge_styles`` llena al final
-    (la hoja de myst-nb no se copia hasta entonces)."""
+    """Un paquete por tramo, que ``_purge_styles`` llena con la hoja de myst-nb."""
     from sphinx.builders.html._assets import _CascadingStyleSheet
 
-    static = Path(app.outdir) / "_static"
-    out, run = [], []
+    def bundled(css) -> bool:
+        rel = str(css.filename).removeprefix("_static/")
+        return (rel != css.filename and rel not in KEEP_SEPARATE
+                and css.attributes == {"rel": "stylesheet", "type": "text/css"})
 
-    def flush() -> None:
-        if len(run) < 2:
-            out.extend(run)
-        else:
+    static, out = Path(app.outdir) / "_static", []
+    css_files = sorted(context.get("css_files", ()), key=lambda css: css.priority)
+    for together, run in groupby(css_files, key=bundled):
+        run = list(run)
+        if together and len(run) > 1:
             names = [str(css.filename).removeprefix("_static/") for css in run]
             head = f"{BUNDLE_HEAD}{' '.join(names)} */"
             name = f"paquete-{hashlib.sha1(head.encode()).hexdigest()[:12]}.css"
-            # La huella de las hojas de hoy cambia el ?v= que Sphinx pone al enlace.
-            now = b"".join((static / n).read_bytes() for n in names
-                           if (static / n).exists())
-            (static / name).write_text(
-                f"{head}\n/* {hashlib.sha1(now).hexdigest()[:12]} */\n", "utf-8")
-            priority = run[0].priority
-            out.append(_CascadingStyleSheet(f"_static/{name}", priority=priority))
-        run.clear()
-
-    for css in sorted(context.get("css_files", ()), key=lambda css: css.priority):
-        name = str(css.filename)
-        if (name.startswith("_static/")
-                and name.removeprefix("_static/") not in KEEP_SEPARATE
-                and css.attributes == {"rel": "stylesheet", "type": "text/css"}):
-            run.append(css)
-        else:
-            flush()
-            out.append(css)
-    flush()
+            # La huella de las hojas de hoy: el ?v= del enlace cambia con ellas.
+            now = hashlib.sha1(b"".join((static / n).read_bytes() for n in names
+                                        if (static / n).exists())).hexdigest()
+            (static / name).write_text(f"{head}\n/* {now[:12]} */\n", encoding="utf-8")
+            run = [_CascadingStyleSheet(f"_static/{name}", priority=run[0].priority)]
+        out += run
     context["css_files"] = out
 
 
@@ -113,43 +95,38 @@ def _purge_styles(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
     static = Path(app.outdir) / "_static"
-    bundles = {}
-    for path in static.glob("paquete-*.css"):
-        members = bundle_members(path)
-        if all((static / name).exists() for name in members):
-            bundles[path] = members
-        else:  # de una construcción anterior, con una hoja que ya no está
-            path.unlink()
-    names = {name for members in bundles.values() for name in members}
-    third = [static / n for n in sorted(names) if any(fnmatch(n, p) for p in PURGED)]
-    purged = purgecss(Path(app.outdir), third) if third else {}
+    bundles = {path: bundle_members(path) for path in static.glob("paquete-*.css")}
+    for path, members in list(bundles.items()):
+        if not all((static / name).exists() for name in members):
+            path.unlink()  # de una construcción anterior, con una hoja que ya no está
+            del bundles[path]
+    names = sorted({name for members in bundles.values() for name in members})
+    texts = {name: (static / name).read_text(encoding="utf-8") for name in names}
+    third = [static / n for n in names if any(fnmatch(n, p) for p in PURGED)]
+    for sheet, css in (purgecss(Path(app.outdir), third) if third else {}).items():
+        texts[sheet.relative_to(static).as_posix()] = css
     for path, members in bundles.items():
-        parts = [f"{BUNDLE_HEAD}{' '.join(members)} */"]
-        for name in members:
-            css = purged.get(static / name)
-            if css is None:
-                css = (static / name).read_text(encoding="utf-8")
-            parts.append(f"/* {name} */\n{move_sheet(css, name, path.name)}")
-        path.write_text("\n".join(parts), encoding="utf-8")
-
-
-def deferred(script):
-    """``script`` con ``defer``, salvo que ya diga cómo cargarse o deba ir antes."""
-    name = str(script.filename or "")
-    if (not name or "://" in name or posixpath.basename(name.split("?")[0]) in KEEP_SYNC
-            or {"body", "async", "defer", "type"} & script.attributes.keys()):
-        return script
-    return type(script)(name, priority=script.priority,
-                        **{**script.attributes, "defer": "defer"})
+        parts = [f"/* {n} */\n{move_sheet(texts[n], n, path.name)}" for n in members]
+        path.write_text("\n".join([f"{BUNDLE_HEAD}{' '.join(members)} */", *parts]),
+                        encoding="utf-8")
 
 
 def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
-    context["script_files"] = [deferred(s) for s in context.get("script_files", [])]
+    """``defer`` en cada script que no dice ya cómo cargarse ni debe ir antes."""
+    out = []
+    for script in context.get("script_files", []):
+        name = str(script.filename or "")
+        if (name and "://" not in name
+                and posixpath.basename(name.split("?")[0]) not in KEEP_SYNC
+                and not {"body", "async", "defer", "type"} & script.attributes.keys()):
+            script = type(script)(name, priority=script.priority,
+                                  **{**script.attributes, "defer": "defer"})
+        out.append(script)
+    context["script_files"] = out
 
 
 def externalize_widget_code(state: dict, page: str, outdir: Path) -> dict:
-    """El estado de los widgets de ``page`` con cada código y dato binario en
-    ``_static/widgets/<huella>``: un archivo por clase, que el navegador guarda."""
+    """El estado con cada código y dato binario en un archivo por huella."""
 
     def to_file(data: bytes, suffix: str) -> str:
         rel = f"_static/widgets/{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
@@ -170,9 +147,7 @@ def externalize_widget_code(state: dict, page: str, outdir: Path) -> dict:
             return to_file(base64.b64decode(value[len(BINARY_URL):]), ".bin")
         return value
 
-    models = {key: {**model, "state": walk("", model.get("state") or {})}
-              for key, model in (state.get("state") or {}).items()}
-    return {**state, "state": models}
+    return walk("", state)
 
 
 def _widget_code_in_files(app, pagename, templatename, context, doctree) -> None:
