@@ -31,8 +31,7 @@ def configure_katex(katex) -> None:
 
 
 def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
-    """La hoja de KaTeX solo en páginas con fórmulas; katex-math.css nunca (la
-    sustituye ``_assets/css/formulas.css``, en conf.py)."""
+    """La hoja de KaTeX solo con fórmulas; en vez de katex-math.css, formulas.css."""
     with_math = 'class="katex' in context.get("body", "")
     drop = ("katex-math.css",) + (() if with_math else (app.config.katex_css_path,))
     context["css_files"] = [css for css in context.get("css_files", ())
