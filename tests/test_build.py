@@ -263,18 +263,6 @@ def _another_day(monkeypatch, seconds: int) -> None:
     monkeypatch.setattr(_h_e_a_d, "timestampNow", lambda: 3_900_000_000 + seconds)
 
 
-def test_trimmed_katex_font_has_the_same_bytes_on_another_day(monkeypatch):
-    source = ROOT / "node_modules/katex/dist/fonts/KaTeX_Main-Regular.woff2"
-    if not source.exists():
-        pytest.skip("sin node_modules (make vendor)")
-    from math_katex import subset_font  # book/_ext, en el pythonpath de pytest
-
-    _another_day(monkeypatch, 0)
-    first = subset_font(source.read_bytes(), set("x+1 ±"))
-    _another_day(monkeypatch, 86_400)
-    assert subset_font(source.read_bytes(), set("x+1 ±")) == first
-
-
 def test_trimmed_icon_font_has_the_same_bytes_on_another_day(monkeypatch, tmp_path):
     import pydata_sphinx_theme
 

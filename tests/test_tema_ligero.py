@@ -120,6 +120,48 @@ def test_a_moved_sheet_keeps_its_urls_pointing_at_the_same_files():
     assert up == "a{background:url(../file.png)}"
 
 
+def _served(built_site: Path, name: str) -> str:
+    """La hoja ``name`` como la sirve su paquete (cada una empieza por su nombre)."""
+    for bundle in sorted((built_site / "_static").glob("paquete-*.css")):
+        members = tema_ligero.bundle_members(bundle)
+        if name in members:
+            text = bundle.read_text("utf-8")
+            start = text.index(f"\n/* {name} */\n")
+            after = members[members.index(name) + 1:]
+            return text[start:text.index(f"\n/* {after[0]} */\n") if after else None]
+    raise AssertionError(f"ningún paquete lleva {name}")
+
+
+def _stylesheet_requests(site: Path, page: Path) -> list[str]:
+    """Las hojas que pide ``page`` antes del primer dibujo: sus <link> y los @import
+    de las hojas del sitio que enlaza."""
+    from bs4 import BeautifulSoup
+
+    head = BeautifulSoup(page.read_text("utf-8"), "html.parser").head
+    links = [link["href"].split("?")[0]
+             for link in head.select('link[rel="stylesheet"]')]
+    imports = [f"@import en {href}" for href in links
+               for _ in range((page.parent / href).read_text("utf-8").count("@import"))]
+    return links + imports
+
+
+def test_a_chapter_asks_for_five_stylesheets_with_the_theme_s_in_a_bundle(built_site):
+    """Tres paquetes, la hoja de KaTeX y la de los ejercicios: las dos hojas del tema
+    (que su plantilla enlazaba a mano) van en el primer paquete, una sola vez."""
+    chapters = sorted((built_site / "notebooks").glob("[0-9]*.html"))
+    assert len(chapters) > 10
+    for page in chapters:
+        sheets = _stylesheet_requests(built_site, page)
+        assert len(sheets) == 5, (page.name, sheets)
+        first = tema_ligero.bundle_members(page.parent / sheets[0])
+        assert first[:2] == ["basic.css", tema_ligero.THEME_SHEET], first
+    for bundle in (built_site / "_static").glob("paquete-*.css"):
+        members = tema_ligero.bundle_members(bundle)
+        assert len(members) == len(set(members)), (
+            f"hojas repetidas en {bundle.name}: si el tema ya no borra la primera "
+            "entrada de su hoja, quita la suya de html_style en conf.py")
+
+
 def test_the_built_theme_sheet_is_purged_but_keeps_what_a_page_uses(built_site):
     from html.parser import HTMLParser
 
@@ -127,7 +169,7 @@ def test_the_built_theme_sheet_is_purged_but_keeps_what_a_page_uses(built_site):
 
     theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
     original = (theme / "static" / tema_ligero.THEME_SHEET).read_text("utf-8")
-    purged = (built_site / "_static" / tema_ligero.THEME_SHEET).read_text("utf-8")
+    purged = _served(built_site, tema_ligero.THEME_SHEET)
     assert len(purged) < 0.4 * len(original), (len(purged), len(original))
 
     class Classes(HTMLParser):
