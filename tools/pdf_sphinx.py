@@ -20,38 +20,29 @@ PDF = Path("_build/pdf/residual-y-layernorm.pdf")
 ROOT_DOC = "book/intro"
 SINGLE = "singlehtml"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+TOC = """<nav class="rn-indice-pdf" aria-label="Índice">
+<p class="rn-titulo-pdf">{}</p><p class="rn-subtitulo-pdf">Paso 7 del curso de
+Transformers</p><h2>Índice</h2>{}</nav>"""
 
 
-def _pdf(app) -> Path | None:
-    """El PDF que enlaza la portada: en el sitio (no en el propio PDF) y si existe."""
-    path = Path(app.srcdir) / PDF
-    return path if app.builder.name != SINGLE and path.is_file() else None
-
-
-def _drop_link(app, doctree) -> None:
+def _cover_link(app, doctree) -> None:
+    """El enlace de la portada, solo en el sitio y si el PDF existe."""
     if app.env.docname != ROOT_DOC:
         return
-    # En los metadatos: Sphinx los junta también al leer en paralelo.
-    app.env.metadata[ROOT_DOC]["curso-pdf"] = linked = _pdf(app) is not None
-    if not linked:
+    app.env.note_dependency(PDF)  # se relee si el PDF cambia (si falta, cada vez)
+    if app.builder.name == SINGLE or not (Path(app.srcdir) / PDF).is_file():
         for node in list(doctree.findall(nodes.raw)):
             if "rn-enlace-pdf" in node.astext():
                 node.parent.remove(node)
 
 
-def _reread_root(app, env, added, changed, removed) -> list[str]:
-    """La portada se vuelve a leer si el PDF apareció o desapareció desde entonces."""
-    linked = env.metadata.get(ROOT_DOC, {}).get("curso-pdf")
-    return [ROOT_DOC] if linked != (_pdf(app) is not None) else []
-
-
 def _copy_pdf(app, exception) -> None:
-    if exception is not None or app.builder.name != "html":
-        return
-    if source := _pdf(app):
-        shutil.copyfile(source, Path(app.outdir) / PDF.name)
-    else:
-        (Path(app.outdir) / PDF.name).unlink(missing_ok=True)
+    target = Path(app.outdir) / PDF.name
+    if exception is None and app.builder.name == "html":
+        if (Path(app.srcdir) / PDF).is_file():
+            shutil.copyfile(Path(app.srcdir) / PDF, target)
+        else:
+            target.unlink(missing_ok=True)
 
 
 def anchor_only(app, doctree, docname) -> None:
@@ -72,11 +63,14 @@ def merged_widget_state(states: list[dict]) -> dict:
     return {"version_major": 2, "version_minor": 0, "state": models}
 
 
-def _all_widgets_in_one_page(app, pagename, templatename, context, doctree) -> None:
+def _one_page(app, pagename, templatename, context, doctree) -> None:
+    """La portada y el índice del PDF (``toc``, el de Sphinx), y todos los widgets."""
     if app.builder.name != SINGLE or pagename != app.config.root_doc:
         return
     from myst_nb.sphinx_ import NbMetadataCollector
 
+    toc = TOC.format(app.config.html_title, context["toc"])
+    context["body"] = toc + context["body"]
     states, scripts = [], {}
     for docname in sorted(app.env.found_docs):
         try:
@@ -105,9 +99,8 @@ def _html_handlers_in_one_page(app) -> None:
 
 def setup(app) -> dict[str, Any]:
     app.connect("builder-inited", _html_handlers_in_one_page)
-    app.connect("doctree-read", _drop_link, priority=100)
-    app.connect("env-get-outdated", _reread_root)
+    app.connect("doctree-read", _cover_link, priority=100)
     app.connect("doctree-resolved", anchor_only)
-    app.connect("html-page-context", _all_widgets_in_one_page)
+    app.connect("html-page-context", _one_page)
     app.connect("build-finished", _copy_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -5,6 +5,7 @@
 (function () {
   "use strict";
 
+  var STATE = 'script[type="application/vnd.jupyter.widget-state+json"]';
   var undo = null; // lo que deshace el último «beforeprint»
 
   function el(tag, attrs, children) {
@@ -16,16 +17,6 @@
     return node;
   }
 
-  // Los modelos de los widgets de la página (el PDF junta los de todos los capítulos).
-  function widgetModels() {
-    var models = {};
-    var type = "application/vnd.jupyter.widget-state+json";
-    document.querySelectorAll('script[type="' + type + '"]').forEach(function (script) {
-      Object.assign(models, JSON.parse(script.textContent).state);
-    });
-    return models;
-  }
-
   // La solución resuelta de un cálculo; la opción correcta y por qué, en las demás.
   function answerOf(question) {
     if (question.type === "numeric") return question.solution;
@@ -33,19 +24,21 @@
     return "«" + right.text + "». " + right.explanation;
   }
 
-  function quizAnswers(root, models) {
+  // «Práctica n» y sus respuestas, de los modelos de los widgets (el estado de la
+  // página; la caja de cada widget va justo antes de su vista: widgets-estaticos.js).
+  function quizAnswers(root) {
     var blocks = [];
-    root.querySelectorAll('.widget-subarea[data-rn-widget="Quiz"]').forEach(
-      function (area, i) {
-        // La caja de un widget va justo antes de su vista (widgets-estaticos.js).
-        var view = JSON.parse(area.nextElementSibling.textContent);
-        var items = models[view.model_id].state.questions.map(function (question) {
-          return el("li", {}, [answerOf(question)]);
-        });
-        blocks.push(el("p", { class: "rn-respuestas-titulo" }, [
-          el("strong", {}, ["Práctica " + (i + 1)]),
-        ]), el("ol", { class: "rn-respuestas-preguntas" }, items));
+    var areas = root.querySelectorAll('[data-rn-widget="Quiz"]');
+    var state = areas.length && JSON.parse(document.querySelector(STATE).textContent);
+    areas.forEach(function (area, i) {
+      var model = state.state[JSON.parse(area.nextElementSibling.textContent).model_id];
+      blocks.push(el("p", { class: "rn-respuestas-titulo" },
+        [el("strong", {}, ["Práctica " + (i + 1)])]));
+      var answers = model.state.questions.map(function (question) {
+        return el("li", {}, [answerOf(question)]);
       });
+      blocks.push(el("ol", { class: "rn-respuestas-preguntas" }, answers));
+    });
     return blocks;
   }
 
@@ -61,25 +54,16 @@
         details.open = true;
         return;
       }
-      var mark = document.createComment("respuesta");
       var room = el("div", { class: "rn-hueco", "aria-hidden": "true" }, []);
-      body.before(mark);
       details.after(room);
       items.push(el("li", {}, [el("p", {}, [el("strong", {}, [label.cloneNode(true)])]),
         body]));
       steps.push(function () {
-        mark.replaceWith(body);
+        details.append(body);
         room.remove();
       });
     });
     return items;
-  }
-
-  // Cada capítulo: en el PDF, la sección tras cada marca de documento de singlehtml.
-  function chapters() {
-    var marked = document.querySelectorAll('span[id^="document-"] + section');
-    var one = document.querySelector(".bd-article > section");
-    return marked.length ? Array.from(marked) : [one].filter(Boolean);
   }
 
   function beforePrint() {
@@ -90,15 +74,14 @@
       html.dataset.theme = "light";
       steps.push(function () { html.dataset.theme = "dark"; });
     }
-    var models = widgetModels();
-    chapters().forEach(function (root, n) {
+    // Cada capítulo: en el PDF, la sección tras cada marca de documento de singlehtml.
+    var chapters = document.querySelectorAll('span[id^="document-"] + section');
+    if (!chapters.length) chapters = document.querySelectorAll(".bd-article > section");
+    chapters.forEach(function (root, n) {
       var id = "rn-soluciones-" + (root.id || n);
       var level = Number(root.querySelector("h1, h2").tagName[1]);
-      var heading = function (offset, text, suffix) {
-        return el("h" + (level + offset), suffix ? { id: id + suffix } : {}, [text]);
-      };
       var section = el("section", { class: "rn-soluciones", id: id },
-        [heading(1, "Soluciones")]);
+        [el("h" + (level + 1), {}, ["Soluciones"])]);
       root.querySelectorAll(".solution").forEach(function (solution) {
         var note = el("p", { class: "rn-remite-solucion" }, ["Solución: al final del " +
           "capítulo, en ", el("a", { href: "#" + id }, ["«Soluciones»"]), "."]);
@@ -108,12 +91,14 @@
       });
       var checks = selfCheck(root, steps);
       if (checks.length) {
-        section.append(heading(2, "Autoevaluación", "-autoevaluacion"),
-          el("ul", { class: "rn-respuestas-autoevaluacion" }, checks));
+        section.append(el("h" + (level + 2), { id: id + "-autoevaluacion" },
+          ["Autoevaluación"]));
+        section.append(el("ul", { class: "rn-respuestas-autoevaluacion" }, checks));
       }
-      var answers = quizAnswers(root, models);
+      var answers = quizAnswers(root);
       if (answers.length) {
-        section.append(heading(2, "Preguntas de práctica", "-preguntas"));
+        section.append(el("h" + (level + 2), { id: id + "-preguntas" },
+          ["Preguntas de práctica"]));
         section.append.apply(section, answers);
       }
       root.classList.add("rn-capitulo");
