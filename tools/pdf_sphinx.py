@@ -29,8 +29,11 @@ def _cover_link(app, doctree) -> None:
     """El enlace de la portada, solo en el sitio y si el PDF existe."""
     if app.env.docname != ROOT_DOC:
         return
-    app.env.note_dependency(PDF)  # se relee si el PDF cambia (si falta, cada vez)
-    if app.builder.name == SINGLE or not (Path(app.srcdir) / PDF).is_file():
+    if exists := (Path(app.srcdir) / PDF).is_file():
+        app.env.note_dependency(PDF)  # se relee si el PDF cambia o desaparece
+    else:
+        app.env.note_reread()  # hasta que aparezca
+    if app.builder.name == SINGLE or not exists:
         for node in list(doctree.findall(nodes.raw)):
             if "rn-enlace-pdf" in node.astext():
                 node.parent.remove(node)
@@ -103,4 +106,5 @@ def setup(app) -> dict[str, Any]:
     app.connect("doctree-resolved", anchor_only)
     app.connect("html-page-context", _one_page)
     app.connect("build-finished", _copy_pdf)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: los entornos de antes guardaban la portada de otra manera.
+    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
