@@ -5,7 +5,7 @@ con los notebooks de la caché) y el Chromium de las pruebas la imprime con la h
 del sitio (``impresion.css``; ``impresion.js`` reúne las soluciones). Chromium pone el
 número al pie y los marcadores, pero no el número de página en el índice (no tiene
 ``target-counter()``): se imprime con las páginas de la impresión anterior, leídas
-de los destinos del PDF, hasta que coinciden. ``--sin-sphinx``: solo imprime.
+de los destinos del PDF, hasta que coinciden.
 """
 
 from __future__ import annotations
@@ -20,11 +20,8 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "_build" / "pdf"
 SINGLE = OUT / "singlehtml"
 PDF = OUT / "residual-y-layernorm.pdf"
-PRINT_ATTEMPTS = 6
-FOOTER = (  # el pie no ve las hojas de la página: estilos en línea
-    '<div style="width:100%;font-size:8pt;color:#444;text-align:center;'
-    'font-family:sans-serif"><span class="pageNumber"></span></div>'
-)
+FOOTER = ('<div style="width:100%;text-align:center;font:8pt sans-serif;color:#444">'
+          '<span class="pageNumber"></span></div>')  # el pie no ve las hojas
 
 # El número de página de cada capítulo en el índice de la portada (tools/pdf_sphinx.py).
 SET_PAGES = """(pages) => document.querySelectorAll(".rn-indice-pdf a").forEach((a) => {
@@ -62,12 +59,9 @@ def chapter_pages(pdf: bytes) -> dict[str, int]:
     from pypdf import PdfReader
 
     reader = PdfReader(io.BytesIO(pdf))
-    pages = {}
-    for name, dest in reader.named_destinations.items():
-        if name.startswith("/document-"):
-            pages[name.removeprefix("/document-")] = reader.get_destination_page_number(
-                dest) + 1
-    return pages
+    return {name[len("/document-"):]: reader.get_destination_page_number(dest) + 1
+            for name, dest in reader.named_destinations.items()
+            if name.startswith("/document-")}
 
 
 def render_pdf(page) -> bytes:
@@ -82,7 +76,7 @@ def render_pdf(page) -> bytes:
     # mismo DOM no siempre paginan igual (un corte antes de un título cambia de página
     # por menos de un píxel).
     pages = {}
-    for _ in range(PRINT_ATTEMPTS):
+    for _ in range(6):
         page.evaluate(SET_PAGES, pages)
         page.evaluate(PREPARE)
         pdf = page.pdf(format="A4", print_background=True, display_header_footer=True,
@@ -91,22 +85,17 @@ def render_pdf(page) -> bytes:
         if (found := chapter_pages(pdf)) == pages:
             return pdf
         pages = found
-    raise SystemExit(f"El índice no coincide con las páginas tras {PRINT_ATTEMPTS} "
-                     f"impresiones: {pages}")
+    raise SystemExit(f"Tras 6 impresiones, el índice aún cambia: {pages}")
 
 
-def main(argv: list[str]) -> int:
+def main() -> None:
     from pdf_sphinx import ROOT_DOC
     from playwright.sync_api import sync_playwright
 
     from bench.server import serve
     from tests.helpers import launch_chromium
 
-    if argv not in ([], ["--sin-sphinx"]):
-        print(__doc__)
-        return 2
-    if not argv:
-        build_single_page(ROOT_DOC)
+    build_single_page(ROOT_DOC)
     with serve(SINGLE) as url, sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1000, "height": 1400})
@@ -114,8 +103,7 @@ def main(argv: list[str]) -> int:
         PDF.write_bytes(render_pdf(page))
         browser.close()
     print(f"PDF del curso: {PDF.relative_to(ROOT)} ({PDF.stat().st_size // 1000} KB)")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main()

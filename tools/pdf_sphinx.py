@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 from docutils import nodes
 
 PDF = Path("_build/pdf/residual-y-layernorm.pdf")
 ROOT_DOC = "book/intro"
 SINGLE = "singlehtml"
-WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+STATE = "application/vnd.jupyter.widget-state+json"
 TOC = """<nav class="rn-indice-pdf" aria-label="Índice">
 <p class="rn-titulo-pdf">{}</p><p class="rn-subtitulo-pdf">Paso 7 del curso de
 Transformers</p><h2>Índice</h2>{}</nav>"""
@@ -40,12 +39,11 @@ def _cover_link(app, doctree) -> None:
 
 
 def _copy_pdf(app, exception) -> None:
-    target = Path(app.outdir) / PDF.name
+    source, target = Path(app.srcdir) / PDF, Path(app.outdir) / PDF.name
     if exception is None and app.builder.name == "html":
-        if (Path(app.srcdir) / PDF).is_file():
-            shutil.copyfile(Path(app.srcdir) / PDF, target)
-        else:
-            target.unlink(missing_ok=True)
+        target.unlink(missing_ok=True)
+        if source.is_file():
+            shutil.copyfile(source, target)
 
 
 def anchor_only(app, doctree, docname) -> None:
@@ -74,33 +72,26 @@ def _one_page(app, pagename, templatename, context, doctree) -> None:
 
     toc = TOC.format(app.config.html_title, context["toc"])
     context["body"] = toc + context["body"]
-    states, scripts = [], {}
+    states = []
     for docname in sorted(app.env.found_docs):
-        try:
-            files = NbMetadataCollector.get_js_files(app.env, docname)
-        except KeyError:  # un documento sin notebook
-            continue
-        for key, (uri, kwargs) in files.items():
-            if kwargs.get("type") == WIDGET_STATE and kwargs.get("body"):
+        for _, kwargs in NbMetadataCollector.get_js_files(app.env, docname).values():
+            if kwargs.get("type") == STATE:
                 states.append(json.loads(kwargs["body"]))
-            elif uri and key.startswith("ipywidgets_"):
-                scripts[uri] = kwargs
     body = json.dumps(merged_widget_state(states), ensure_ascii=False)
-    app.add_js_file(None, type=WIDGET_STATE, body=body.replace("</", "<\\/"))
-    for uri, kwargs in scripts.items():
+    app.add_js_file(None, type=STATE, body=body.replace("</", "<\\/"))
+    for uri, kwargs in app.config.nb_ipywidgets_js.items():
         app.add_js_file(uri, **kwargs)
 
 
 def _html_handlers_in_one_page(app) -> None:
-    """Sphinx escribe cada nodo con los visitantes del nombre del constructor, y solo si
-    no hay ninguno, con los del formato: sphinx-exercise registra los suyos para
-    ``singlehtml``, y myst-nb y sphinx-design, solo para ``html``."""
+    """Sphinx usa los visitantes del formato (``html``) solo si el constructor no tiene
+    ninguno, y sphinx-exercise registra los suyos para ``singlehtml``."""
     single = app.registry.translation_handlers.setdefault(SINGLE, {})
     for name, pair in app.registry.translation_handlers.get("html", {}).items():
         single.setdefault(name, pair)
 
 
-def setup(app) -> dict[str, Any]:
+def setup(app) -> dict:
     app.connect("builder-inited", _html_handlers_in_one_page)
     app.connect("doctree-read", _cover_link, priority=100)
     app.connect("doctree-resolved", anchor_only)

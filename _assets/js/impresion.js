@@ -8,11 +8,8 @@
   var STATE = 'script[type="application/vnd.jupyter.widget-state+json"]';
   var undo = null; // lo que deshace el último «beforeprint»
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs).forEach(function (name) {
-      node.setAttribute(name, attrs[name]);
-    });
+  function el(tag, props, children) {
+    var node = Object.assign(document.createElement(tag), props);
     node.append.apply(node, children);
     return node;
   }
@@ -32,12 +29,12 @@
     var state = areas.length && JSON.parse(document.querySelector(STATE).textContent);
     areas.forEach(function (area, i) {
       var model = state.state[JSON.parse(area.nextElementSibling.textContent).model_id];
-      blocks.push(el("p", { class: "rn-respuestas-titulo" },
-        [el("strong", {}, ["Práctica " + (i + 1)])]));
       var answers = model.state.questions.map(function (question) {
         return el("li", {}, [answerOf(question)]);
       });
-      blocks.push(el("ol", { class: "rn-respuestas-preguntas" }, answers));
+      var title = el("strong", {}, ["Práctica " + (i + 1)]);
+      blocks.push(el("p", { className: "rn-respuestas-titulo" }, [title]),
+        el("ol", { className: "rn-respuestas-preguntas" }, answers));
     });
     return blocks;
   }
@@ -54,7 +51,7 @@
         details.open = true;
         return;
       }
-      var room = el("div", { class: "rn-hueco", "aria-hidden": "true" }, []);
+      var room = el("div", { className: "rn-hueco", ariaHidden: "true" }, []);
       details.after(room);
       items.push(el("li", {}, [el("p", {}, [el("strong", {}, [label.cloneNode(true)])]),
         body]));
@@ -80,11 +77,12 @@
     chapters.forEach(function (root, n) {
       var id = "rn-soluciones-" + (root.id || n);
       var level = Number(root.querySelector("h1, h2").tagName[1]);
-      var section = el("section", { class: "rn-soluciones", id: id },
+      var section = el("section", { className: "rn-soluciones", id: id },
         [el("h" + (level + 1), {}, ["Soluciones"])]);
       root.querySelectorAll(".solution").forEach(function (solution) {
-        var note = el("p", { class: "rn-remite-solucion" }, ["Solución: al final del " +
-          "capítulo, en ", el("a", { href: "#" + id }, ["«Soluciones»"]), "."]);
+        var link = el("a", { href: "#" + id }, ["«Soluciones»"]);
+        var note = el("p", { className: "rn-remite-solucion" },
+          ["Solución: al final del capítulo, en ", link, "."]);
         solution.before(note);
         section.append(solution);
         steps.push(function () { note.replaceWith(solution); });
@@ -93,7 +91,7 @@
       if (checks.length) {
         section.append(el("h" + (level + 2), { id: id + "-autoevaluacion" },
           ["Autoevaluación"]));
-        section.append(el("ul", { class: "rn-respuestas-autoevaluacion" }, checks));
+        section.append(el("ul", { className: "rn-respuestas-autoevaluacion" }, checks));
       }
       var answers = quizAnswers(root);
       if (answers.length) {
@@ -101,12 +99,8 @@
           ["Preguntas de práctica"]));
         section.append.apply(section, answers);
       }
-      root.classList.add("rn-capitulo");
       if (section.childElementCount > 1) root.append(section);
-      steps.push(function () {
-        root.classList.remove("rn-capitulo");
-        section.remove();
-      });
+      steps.push(function () { section.remove(); });
     });
   }
 
