@@ -72,10 +72,10 @@ def render_pdf(page) -> bytes:
     except Exception:
         raise SystemExit(f"Sin dibujar al imprimir: {page.evaluate(PENDING)}") from None
     page.evaluate("document.fonts.ready.then(() => true)")
-    # Con las páginas de la vuelta anterior hasta que coinciden: dos impresiones del
-    # mismo DOM no siempre paginan igual (un corte antes de un título cambia de página
-    # por menos de un píxel).
-    pages = {}
+    # Con las páginas de la vuelta anterior (en la primera, las del último PDF) hasta
+    # que coinciden: dos impresiones del mismo DOM no siempre paginan igual (un corte
+    # antes de un título cambia de página por menos de un píxel).
+    pages = chapter_pages(PDF.read_bytes()) if PDF.is_file() else {}
     for _ in range(6):
         page.evaluate(SET_PAGES, pages)
         page.evaluate(PREPARE)
