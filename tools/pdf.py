@@ -1,11 +1,10 @@
 """El curso entero en un PDF: ``make pdf`` → ``_build/pdf/residual-y-layernorm.pdf``.
 
-Sphinx escribe el libro en una sola página (``singlehtml`` y ``tools/pdf_sphinx.py``,
-con los notebooks de la caché) y el Chromium de las pruebas la imprime con la hoja
-del sitio (``impresion.css``; ``impresion.js`` reúne las soluciones). Chromium pone el
-número al pie y los marcadores, pero no el número de página en el índice (no tiene
-``target-counter()``): se imprime con las páginas de la impresión anterior, leídas
-de los destinos del PDF, hasta que coinciden.
+Sphinx escribe el libro en una sola página (``singlehtml``, ``tools/pdf_sphinx.py``) y
+el Chromium de las pruebas la imprime con la hoja del sitio (``impresion.css`` y
+``impresion.js``). Chromium pone el número al pie y los marcadores, pero no la página
+de cada capítulo en el índice (no tiene ``target-counter()``): se imprime con las de
+la impresión anterior, leídas de los destinos del PDF, hasta que coinciden.
 """
 
 from __future__ import annotations

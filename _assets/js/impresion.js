@@ -14,13 +14,6 @@
     return node;
   }
 
-  // La solución resuelta de un cálculo; la opción correcta y por qué, en las demás.
-  function answerOf(question) {
-    if (question.type === "numeric") return question.solution;
-    var right = question.options.find(function (option) { return option.correct; });
-    return "«" + right.text + "». " + right.explanation;
-  }
-
   // «Práctica n» y sus respuestas, de los modelos de los widgets (el estado de la
   // página; la caja de cada widget va justo antes de su vista: widgets-estaticos.js).
   function quizAnswers(root) {
@@ -29,8 +22,11 @@
     var state = areas.length && JSON.parse(document.querySelector(STATE).textContent);
     areas.forEach(function (area, i) {
       var model = state.state[JSON.parse(area.nextElementSibling.textContent).model_id];
-      var answers = model.state.questions.map(function (question) {
-        return el("li", {}, [answerOf(question)]);
+      // La solución resuelta de un cálculo; la opción correcta y su porqué, si no.
+      var answers = model.state.questions.map(function (q) {
+        var right = (q.options || []).find(function (o) { return o.correct; });
+        return el("li", {}, [right ? "«" + right.text + "». " + right.explanation
+          : q.solution]);
       });
       var title = el("strong", {}, ["Práctica " + (i + 1)]);
       blocks.push(el("p", { className: "rn-respuestas-titulo" }, [title]),
@@ -60,7 +56,8 @@
         room.remove();
       });
     });
-    return items;
+    var list = el("ul", { className: "rn-respuestas-autoevaluacion" }, items);
+    return items.length ? [list] : [];
   }
 
   function beforePrint() {
@@ -87,18 +84,13 @@
         section.append(solution);
         steps.push(function () { note.replaceWith(solution); });
       });
-      var checks = selfCheck(root, steps);
-      if (checks.length) {
-        section.append(el("h" + (level + 2), { id: id + "-autoevaluacion" },
-          ["Autoevaluación"]));
-        section.append(el("ul", { className: "rn-respuestas-autoevaluacion" }, checks));
+      function part(title, suffix, nodes) {
+        if (!nodes.length) return;
+        section.append(el("h" + (level + 2), { id: id + suffix }, [title]));
+        section.append.apply(section, nodes);
       }
-      var answers = quizAnswers(root);
-      if (answers.length) {
-        section.append(el("h" + (level + 2), { id: id + "-preguntas" },
-          ["Preguntas de práctica"]));
-        section.append.apply(section, answers);
-      }
+      part("Autoevaluación", "-autoevaluacion", selfCheck(root, steps));
+      part("Preguntas de práctica", "-preguntas", quizAnswers(root));
       if (section.childElementCount > 1) root.append(section);
       steps.push(function () { section.remove(); });
     });
