@@ -1,10 +1,10 @@
 """El PDF del curso en Sphinx: la página única que imprime ``tools/pdf.py`` y el enlace.
 
-En la página única (``singlehtml``), myst-nb solo pone el estado de los widgets de la
-portada: aquí se juntan los de todos los capítulos. Las referencias a otro capítulo
-salen con dos anclas (``#document-x#y``, sphinx-doc/sphinx#14221): se deja la última.
-La portada (``book/intro.md``, clase ``rn-enlace-pdf``) enlaza el PDF solo en el sitio
-y si existe (entonces se copia a su raíz): nunca un enlace roto.
+La página única (``singlehtml``) empieza con la portada y el índice del PDF; myst-nb
+solo le pone el estado de los widgets de la portada: aquí se juntan los de todos. Las
+referencias a otro capítulo salen con dos anclas (``#document-x#y``,
+sphinx-doc/sphinx#14221): se deja la última. La portada del sitio (``book/intro.md``)
+enlaza el PDF solo si existe (entonces se copia a su raíz): nunca un enlace roto.
 """
 
 from __future__ import annotations
@@ -48,8 +48,6 @@ def _copy_pdf(app, exception) -> None:
 
 def anchor_only(app, doctree, docname) -> None:
     """En la página única, una referencia a otro capítulo es solo su ancla."""
-    if app.builder.name != SINGLE:
-        return
     for ref in doctree.findall(nodes.reference):
         uri = ref.get("refuri", "")
         if uri.startswith("#") and "#" in uri[1:]:
@@ -58,9 +56,7 @@ def anchor_only(app, doctree, docname) -> None:
 
 def merged_widget_state(states: list[dict]) -> dict:
     """Un solo estado de widgets con los modelos de todos los ``states``."""
-    models = {}
-    for state in states:
-        models.update(state["state"])
+    models = {key: model for state in states for key, model in state["state"].items()}
     return {"version_major": 2, "version_minor": 0, "state": models}
 
 
