@@ -242,14 +242,14 @@ test: test-setup
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
 # disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
 # de npm se instalan mientras pip instala los de Python, y las herramientas de prueba
-# mientras se construye el libro (solo añaden paquetes: ver $(VENV)/.test-deps).
-# Después, el PDF del curso (pdf-step: necesita el Chromium de las pruebas) y el sitio
-# otra vez, ya con el enlace al PDF en la portada.
+# mientras se ejecutan los notebooks (solo añaden paquetes: ver $(VENV)/.test-deps).
+# Después, el PDF del curso y el sitio, ya con el enlace al PDF en la portada (pdf-step:
+# necesita el Chromium de las pruebas; el sitio se construye una sola vez).
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps book; status=$$?; \
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps executed; status=$$?; \
 	if [ $$status -eq 0 ]; then $(PY) tests/install_system_deps.py \
 	  && $(MAKE) --no-print-directory pdf-step; status=$$?; fi; \
 	if ! wait $$lab; then \
@@ -272,14 +272,18 @@ lint: test-deps
 # El curso entero en un PDF (_build/pdf/residual-y-layernorm.pdf; tools/pdf.py): la
 # misma configuración en una sola página (Sphinx, constructor singlehtml, con los
 # notebooks ya ejecutados de la caché: no ejecuta nada), impresa con el Chromium de
-# las pruebas. Después se vuelve a construir el sitio: la portada enlaza el PDF (solo
-# cuando existe; tools/pdf_sphinx.py lo copia a $(HTML)).
-.PHONY: pdf pdf-step
-pdf: book test-deps
+# las pruebas. Después se construye el sitio: la portada enlaza el PDF (solo cuando
+# existe; tools/pdf_sphinx.py lo copia a $(HTML)).
+.PHONY: pdf pdf-step executed
+pdf: executed test-deps
 	$(PY) tests/install_system_deps.py
 	@$(MAKE) --no-print-directory pdf-step
 
-pdf-step:
+# Los notebooks ejecutados, sin construir el sitio: lo que necesita la página única.
+executed: deps vendor
+	@$(MAKE) --no-print-directory execute
+
+pdf-step: execute
 	$(PY) tools/pdf.py
 	@$(MAKE) --no-print-directory book-step
 

@@ -1,216 +1,104 @@
-// El capítulo en papel (con _assets/css/impresion.css): antes de imprimir, las
-// soluciones de los ejercicios y las respuestas de las preguntas se reúnen al final
-// de cada capítulo, en «Soluciones»; después de imprimir, todo vuelve a su sitio.
-//
-// Se carga solo en las páginas con widgets (nb_ipywidgets_js en _config.yml): son
-// las que tienen preguntas, y todas las que tienen ejercicios. En el PDF del curso
-// (tools/pdf.py, una sola página con todos los capítulos) hay una sección
-// «Soluciones» al final de cada capítulo.
-//
-// Sin JavaScript (o si esto falla), la hoja de impresión simplemente no imprime las
-// soluciones: nunca salen abiertas debajo de su ejercicio.
+// El capítulo en papel (con impresion.css): al imprimir, las soluciones de los
+// ejercicios y las respuestas de las preguntas van al final de cada capítulo, en
+// «Soluciones»; después, todo vuelve a su sitio. En el PDF del curso (tools/pdf.py)
+// hay una por capítulo. Sin JavaScript, la hoja simplemente no imprime soluciones.
 (function () {
   "use strict";
 
-  var STATE = "application/vnd.jupyter.widget-state+json";
-  var VIEW = "application/vnd.jupyter.widget-view+json";
-  var undo = null; // lo que deshace el último «antes de imprimir»
+  var STATE = 'script[type="application/vnd.jupyter.widget-state+json"]';
+  var undo = null; // lo que deshace el último «beforeprint»
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      node.setAttribute(name, attrs[name]);
-    });
-    (children || []).forEach(function (child) {
-      node.append(child);
-    });
+  function el(tag, props, children) {
+    var node = Object.assign(document.createElement(tag), props);
+    node.append.apply(node, children);
     return node;
   }
 
-  // Los modelos de los widgets, de todos los estados de la página (el PDF junta los
-  // de todos los capítulos).
-  function widgetModels() {
-    var models = {};
-    document.querySelectorAll('script[type="' + STATE + '"]').forEach(function (script) {
-      try {
-        var state = JSON.parse(script.textContent).state || {};
-        Object.keys(state).forEach(function (id) {
-          models[id] = state[id].state || {};
-        });
-      } catch (error) {
-        /* un estado ilegible: sus preguntas quedan sin respuesta impresa */
-      }
-    });
-    return models;
-  }
-
-  // Cada capítulo: en una página, su sección principal; en el PDF, la sección que
-  // sigue a la marca de cada documento (<span id="document-…">, de singlehtml).
-  function chapters() {
-    var marked = document.querySelectorAll('span[id^="document-"] + section');
-    if (marked.length) return Array.prototype.slice.call(marked);
-    var one = document.querySelector(".bd-article > section") ||
-      document.querySelector(".bd-article") || document.querySelector("main");
-    return one ? [one] : [];
-  }
-
-  function headingLevel(root) {
-    var heading = root.querySelector("h1, h2, h3, h4, h5");
-    return heading ? Number(heading.tagName.slice(1)) : 1;
-  }
-
-  function questionsOf(model) {
-    var questions = model.questions;
-    if (typeof questions === "string") {
-      try {
-        questions = JSON.parse(questions);
-      } catch (error) {
-        questions = null;
-      }
-    }
-    return Array.isArray(questions) ? questions : [];
-  }
-
-  // La respuesta de una pregunta, en una línea: la solución resuelta de un cálculo;
-  // la opción correcta y por qué, en una de opciones.
-  function answerOf(question) {
-    if (question.type === "numeric" || question.solution) {
-      return String(question.solution || question.answer);
-    }
-    var right = (question.options || []).filter(function (option) {
-      return option.correct;
-    });
-    return right.map(function (option) {
-      return "«" + option.text + "». " + (option.explanation || "");
-    }).join(" ");
-  }
-
-  function quizAnswers(root, models, level, chapterId) {
-    var areas = root.querySelectorAll('.widget-subarea[data-rn-widget="Quiz"]');
+  // «Práctica n» y sus respuestas, de los modelos de los widgets (el estado de la
+  // página; la caja de cada widget va justo antes de su vista: widgets-estaticos.js).
+  function quizAnswers(root) {
     var blocks = [];
-    Array.prototype.forEach.call(areas, function (area, i) {
-      var view = area.nextElementSibling;
-      var model = null;
-      if (view && view.type === VIEW) {
-        try {
-          model = models[JSON.parse(view.textContent).model_id];
-        } catch (error) {
-          model = null;
-        }
-      }
-      var questions = model ? questionsOf(model) : [];
-      var items = questions.map(function (question) {
-        return el("li", {}, [answerOf(question)]);
+    var areas = root.querySelectorAll('[data-rn-widget="Quiz"]');
+    var state = areas.length && JSON.parse(document.querySelector(STATE).textContent);
+    areas.forEach(function (area, i) {
+      var model = state.state[JSON.parse(area.nextElementSibling.textContent).model_id];
+      // La solución resuelta de un cálculo; la opción correcta y su porqué, si no.
+      var answers = model.state.questions.map(function (q) {
+        var right = (q.options || []).find(function (o) { return o.correct; });
+        return el("li", {}, [right ? "«" + right.text + "». " + right.explanation
+          : q.solution]);
       });
-      if (!items.length) {
-        items = [el("li", {}, ["(Sus respuestas se ven en la versión web.)"])];
-      }
-      blocks.push(el("p", { class: "rn-respuestas-titulo" }, [
-        el("strong", {}, ["Práctica " + (i + 1)]),
-      ]));
-      blocks.push(el("ol", { class: "rn-respuestas-preguntas" }, items));
+      var title = el("strong", {}, ["Práctica " + (i + 1)]);
+      blocks.push(el("p", { className: "rn-respuestas-titulo" }, [title]),
+        el("ol", { className: "rn-respuestas-preguntas" }, answers));
     });
-    if (!blocks.length) return [];
-    var title = el("h" + Math.min(level + 2, 6), { id: chapterId + "-preguntas" },
-      ["Preguntas de práctica"]);
-    return [title].concat(blocks);
+    return blocks;
   }
 
   // Los desplegables de sphinx-design: una pista se imprime abierta en su sitio; una
-  // pregunta de autoevaluación, con un hueco para contestar, y su respuesta va a
-  // «Soluciones».
-  function dropdowns(root, level, chapterId, steps) {
+  // pregunta de autoevaluación deja un hueco, y su respuesta va a «Soluciones».
+  function selfCheck(root, steps) {
     var items = [];
     root.querySelectorAll("details.sd-dropdown").forEach(function (details) {
-      if (details.closest(".rn-capitulo") !== root) return;
       var label = details.querySelector(".sd-summary-text");
       var body = details.querySelector(".sd-summary-content");
-      if (!label || !body) return;
       if (/^\s*Pista\b/.test(label.textContent)) {
-        if (!details.open) {
-          details.open = true;
-          steps.push(function () { details.open = false; });
-        }
+        if (!details.open) steps.push(function () { details.open = false; });
+        details.open = true;
         return;
       }
-      var mark = document.createComment("respuesta");
-      var room = el("div", { class: "rn-hueco", "aria-hidden": "true" });
-      body.before(mark);
+      var room = el("div", { className: "rn-hueco", ariaHidden: "true" }, []);
       details.after(room);
-      var question = el("p", {}, [el("strong", {}, [label.cloneNode(true)])]);
-      items.push(el("li", {}, [question, body]));
+      items.push(el("li", {}, [el("p", {}, [el("strong", {}, [label.cloneNode(true)])]),
+        body]));
       steps.push(function () {
-        mark.replaceWith(body);
+        details.append(body);
         room.remove();
       });
     });
-    if (!items.length) return [];
-    return [
-      el("h" + Math.min(level + 2, 6), { id: chapterId + "-autoevaluacion" },
-        ["Autoevaluación"]),
-      el("ul", { class: "rn-respuestas-autoevaluacion" }, items),
-    ];
+    var list = el("ul", { className: "rn-respuestas-autoevaluacion" }, items);
+    return items.length ? [list] : [];
   }
 
   function beforePrint() {
-    if (undo) return; // ya preparado (el PDF lo prepara antes de imprimir)
-    var steps = [];
+    if (undo) return; // ya preparado (tools/pdf.py lo prepara antes de imprimir)
+    var steps = (undo = []);
     var html = document.documentElement;
     if (html.dataset.theme === "dark") {
       html.dataset.theme = "light";
       steps.push(function () { html.dataset.theme = "dark"; });
     }
-    var models = widgetModels();
-    chapters().forEach(function (root, n) {
-      root.classList.add("rn-capitulo");
-      steps.push(function () { root.classList.remove("rn-capitulo"); });
-      var solutions = Array.prototype.filter.call(
-        root.querySelectorAll(".solution"),
-        function (solution) { return solution.closest(".rn-capitulo") === root; }
-      );
-      var level = headingLevel(root);
+    // Cada capítulo: en el PDF, la sección tras cada marca de documento de singlehtml.
+    var chapters = document.querySelectorAll('span[id^="document-"] + section');
+    if (!chapters.length) chapters = document.querySelectorAll(".bd-article > section");
+    chapters.forEach(function (root, n) {
       var id = "rn-soluciones-" + (root.id || n);
-      var answers = quizAnswers(root, models, level, id);
-      var selfCheck = dropdowns(root, level, id, steps);
-      if (!solutions.length && !answers.length && !selfCheck.length) return;
-      var section = el("section", { class: "rn-soluciones", id: id }, [
-        el("h" + Math.min(level + 1, 6), {}, ["Soluciones"]),
-      ]);
-      solutions.forEach(function (solution) {
-        var mark = document.createComment("solución");
-        var note = el("p", { class: "rn-remite-solucion" }, [
-          "Solución: al final del capítulo, en ",
-          el("a", { href: "#" + id }, ["«Soluciones»"]),
-          ".",
-        ]);
-        solution.before(mark);
-        mark.after(note);
+      var level = Number(root.querySelector("h1, h2").tagName[1]);
+      var section = el("section", { className: "rn-soluciones", id: id },
+        [el("h" + (level + 1), {}, ["Soluciones"])]);
+      root.querySelectorAll(".solution").forEach(function (solution) {
+        var link = el("a", { href: "#" + id }, ["«Soluciones»"]);
+        var note = el("p", { className: "rn-remite-solucion" },
+          ["Solución: al final del capítulo, en ", link, "."]);
+        solution.before(note);
         section.append(solution);
-        steps.push(function () {
-          mark.replaceWith(solution);
-          note.remove();
-        });
+        steps.push(function () { note.replaceWith(solution); });
       });
-      selfCheck.forEach(function (node) {
-        section.append(node);
-      });
-      answers.forEach(function (node) {
-        section.append(node);
-      });
-      root.append(section);
+      function part(title, suffix, nodes) {
+        if (!nodes.length) return;
+        section.append(el("h" + (level + 2), { id: id + suffix }, [title]));
+        section.append.apply(section, nodes);
+      }
+      part("Autoevaluación", "-autoevaluacion", selfCheck(root, steps));
+      part("Preguntas de práctica", "-preguntas", quizAnswers(root));
+      if (section.childElementCount > 1) root.append(section);
       steps.push(function () { section.remove(); });
     });
-    undo = steps;
-  }
-
-  function afterPrint() {
-    if (!undo) return;
-    undo.reverse().forEach(function (step) {
-      step();
-    });
-    undo = null;
   }
 
   window.addEventListener("beforeprint", beforePrint);
-  window.addEventListener("afterprint", afterPrint);
+  window.addEventListener("afterprint", function () {
+    (undo || []).reverse().forEach(function (step) { step(); });
+    undo = null;
+  });
 })();
