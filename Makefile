@@ -207,7 +207,7 @@ execute:
 SITE_STAMP := _build/.site-hash
 SITE_HASH = $(shell { LC_ALL=C find book/_ext book/_templates -type f \
   \( -name '*.py' -o -name '*.html' -o -name '*.po' \) -print0 | LC_ALL=C sort -z \
-  | xargs -0 sha256sum; sha256sum conf.py package-lock.json; } | sha256sum | cut -c1-16)
+  | xargs -0 sha256sum; sha256sum conf.py package-lock.json tools/pdf_sphinx.py; } | sha256sum | cut -c1-16)
 
 book-step: execute
 	@hash=$(SITE_HASH); \
