@@ -113,8 +113,11 @@
     return summary;
   }
 
-  // searchtools.js va con «defer» después de este archivo: Search existe al final.
+  // searchtools.js va con «defer» después de este archivo: Search se cambia en cuanto
+  // existe, antes de que searchindex.js lance la búsqueda (DOMContentLoaded, a veces
+  // tarde: el primer resumen salía con el htmlToText de Sphinx).
   const install = () => Object.assign(Search, { htmlToText, makeSearchSummary });
+  const searchtools = document.querySelector('script[src*="searchtools.js"]');
   if (typeof Search !== "undefined") install();
-  else document.addEventListener("DOMContentLoaded", install);
+  else searchtools.addEventListener("load", install);
 })();
