@@ -1,10 +1,10 @@
 // «Código en vivo» (Thebe) sin CDN y con mensajes en español.
 //
-// sphinx-thebe 0.3.1 descargaría Thebe de unpkg.com y, sin red, dejaría «Loading thebe
-// from CDN...» en el botón para siempre. Este ``initThebe`` (el que llama el botón del
-// cohete) carga la copia del sitio (_static/vendor/thebe/, Thebe 0.9.3), comprueba antes
-// que el BinderHub responde y, si no, dice por qué y qué hacer. THEBE_JS_URL y
-// CURSO_BINDER_URL los escribe la construcción (book/_ext/curso_sitio.py).
+// sphinx-thebe 0.3.1 bajaría Thebe de unpkg.com y, sin red, dejaría «Loading thebe
+// from CDN...» en el botón. Este initThebe (el del botón del cohete) carga la copia
+// del sitio (_static/vendor/thebe/, Thebe 0.9.3), comprueba antes que el BinderHub
+// responde y, si no, dice por qué y qué hacer. THEBE_JS_URL y CURSO_BINDER_URL los
+// escribe book/_ext/curso_sitio.py.
 (() => {
   "use strict";
 
@@ -28,23 +28,22 @@
     "restart & run all": ["reiniciar y ejecutar todo",
       "Reiniciar el núcleo y ejecutar todas las celdas"],
   };
+  const element = (tag, props) => Object.assign(document.createElement(tag), props);
 
   // Un aviso bajo el título del capítulo (role=status: se anuncia al cambiar); la
   // primera línea, en negrita.
   function showStatus(lines, kind = "info") {
     let box = document.getElementById("curso-codigo-en-vivo");
     if (!box) {
-      box = Object.assign(document.createElement("div"), { id: "curso-codigo-en-vivo" });
+      box = element("div", { id: "curso-codigo-en-vivo" });
       box.setAttribute("role", "status");
       const title = document.querySelector("article.bd-article h1");
       if (title) title.after(box);
       else document.body.prepend(box);
     }
     box.className = `curso-codigo-en-vivo curso-codigo-en-vivo--${kind}`;
-    box.replaceChildren(...[lines].flat().map((line, i) => Object.assign(
-      document.createElement("p"),
-      { textContent: line, className: i ? "" : "curso-codigo-en-vivo__titulo" },
-    )));
+    box.replaceChildren(...[lines].flat().map((t) => element("p", { textContent: t })));
+    box.firstChild.className = "curso-codigo-en-vivo__titulo";
     // sphinx-book-theme pone un botón vacío bajo el título: el aviso lo sustituye.
     for (const button of document.querySelectorAll("button.thebe-launch-button")) {
       if (!button.textContent.trim()) button.remove();
@@ -67,15 +66,10 @@
 
   function loadThebe() {
     if (window.thebelab) return Promise.resolve();
-    const css = document.createElement("link");
-    css.rel = "stylesheet";
-    css.href = THEBE_JS_URL.replace(/index\.js(\?.*)?$/, "thebe.css");
-    const script = document.createElement("script");
-    script.src = THEBE_JS_URL;
-    document.head.append(css, script);
-    return new Promise((resolve, reject) => {
-      script.onload = resolve;
-      script.onerror = reject;
+    const css = THEBE_JS_URL.replace(/index\.js(\?.*)?$/, "thebe.css");
+    document.head.append(element("link", { rel: "stylesheet", href: css }));
+    return new Promise((onload, onerror) => {
+      document.head.append(element("script", { src: THEBE_JS_URL, onload, onerror }));
     });
   }
 
@@ -109,31 +103,34 @@
     thebelab.bootstrap({ mathjaxUrl: false, binderOptions: { binderUrl: url } });
   }
 
-  function initThebe() {
+  async function initThebe() {
     const url = String(window.CURSO_BINDER_URL || "").replace(/\/+$/, "");
     if (!url || typeof THEBE_JS_URL !== "string") {
-      showStatus("Este sitio no tiene configurado el código en vivo.", "error");
-      return;
+      return showStatus("Este sitio no tiene configurado el código en vivo.", "error");
     }
     if (started) return;
     const host = url.replace(/^\w+:\/\//, "").split("/")[0];
     showStatus(`Conectando con ${host}…`);
-    // ¿Responde el BinderHub? Sin red, fetch falla; si tarda 8 s, se da por caído.
-    const health = { mode: "no-cors", cache: "no-store", signal: AbortSignal.timeout(8000) };
-    fetch(`${url}/health`, health).then(() => {
-      started = true;
-      return loadThebe()
-        .then(() => start(url, host))
-        .catch(() => {
-          started = false;
-          showStatus([
-            "No se pudo cargar el código en vivo.",
-            "Falta una parte del sitio (_static/vendor/thebe/). Vuelve a cargar la " +
-              "página; si sigue igual, descarga el notebook y ejecútalo en tu " +
-              "ordenador, en Colab o en Binder.",
-          ], "error");
-        });
-    }, () => unreachable(host));
+    try {
+      // Sin red, fetch falla; si tarda más de 8 s, el BinderHub se da por caído.
+      const signal = AbortSignal.timeout(8000);
+      await fetch(`${url}/health`, { mode: "no-cors", cache: "no-store", signal });
+    } catch {
+      return unreachable(host);
+    }
+    started = true;
+    try {
+      await loadThebe();
+      start(url, host);
+    } catch {
+      started = false;
+      showStatus([
+        "No se pudo cargar el código en vivo.",
+        "Falta una parte del sitio (_static/vendor/thebe/). Vuelve a cargar la " +
+          "página; si sigue igual, descarga el notebook y ejecútalo en tu " +
+          "ordenador, en Colab o en Binder.",
+      ], "error");
+    }
   }
 
   // sphinx-thebe.js se carga con «async» y define su propio initThebe: este se pone

@@ -4,8 +4,6 @@
 // gestor de @jupyter-widgets (embed-amd.js, ~900 KB, con Backbone y Lumino). Va sin
 // «defer» justo después del estado que guarda myst-nb: mientras se lee la página, cada
 // vista recibe una caja con el alto del widget (css/reserva.css) y el texto no salta.
-// Se dibuja cuando la caja se acerca a la pantalla; los demás, cuando el navegador
-// queda libre tras el primer gesto o 2 s después de cargar; al imprimir, todos.
 (() => {
   "use strict";
 
@@ -31,8 +29,7 @@
       (this.listeners[event] ||= []).push(callback);
     }
     off(event, callback) {
-      const listeners = this.listeners[event] || [];
-      this.listeners[event] = listeners.filter((f) => f !== callback);
+      this.listeners[event] = this.listeners[event]?.filter((f) => f !== callback);
     }
     save_changes() {}
   }
@@ -77,16 +74,16 @@
     console.error(`widgets-estaticos: un widget no se pudo dibujar: ${error}`);
     area.classList.remove("rn-reserva");
     area.querySelector(".rn-anywidget:empty")?.remove();
-    area.append(element("p", {
-      className: "rn-widget-fallo",
-      role: "status",
-      textContent: "Este widget no se ha podido cargar (no llegó su código o falló " +
-        "al dibujarse). Recarga la página para intentarlo de nuevo.",
-    }));
+    const note = element("p", { className: "rn-widget-fallo" });
+    note.setAttribute("role", "status");
+    note.textContent = "Este widget no se ha podido cargar (no llegó su código o " +
+      "falló al dibujarse). Recarga la página para intentarlo de nuevo.";
+    area.append(note);
   }
 
   // Cada caja se dibuja una vez: cuando le falta menos de una pantalla para verse o,
-  // si no, de una en una y cada una en su tarea, cuando el navegador queda libre.
+  // si no, cada una en su tarea, cuando el navegador queda libre (tras el primer gesto
+  // o 2 s después de cargar: la carga no paga los widgets que aún no se ven).
   const pending = new Map();
   function draw(area) {
     const model = pending.get(area);
@@ -100,19 +97,10 @@
   }, { rootMargin: "100% 0px" });
 
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50)); // Safari
-  function drawRestWhenIdle() {
-    idle(() => {
-      const [area] = pending.keys();
-      if (!area) return;
-      draw(area);
-      drawRestWhenIdle();
-    }, { timeout: 3000 });
-  }
   const gestures = new AbortController();
   function drawRestLater() {
-    if (gestures.signal.aborted) return;
     gestures.abort();
-    drawRestWhenIdle();
+    for (const area of pending.keys()) idle(() => draw(area), { timeout: 3000 });
   }
   for (const name of ["scroll", "wheel", "touchstart", "pointerdown", "keydown"]) {
     addEventListener(name, drawRestLater, { passive: true, signal: gestures.signal });
