@@ -13,7 +13,7 @@
     ".header-article-items", ".dropdown", ".onlyprint", "#jb-print-docs-body",
     ".prev-next-area", ".prev-next-footer", "nav", "footer", ".cell_input",
     ".copybtn", "summary", ".thebe-launch-button", ".widget-subarea",
-    ".katex-mathml", ".toctree-wrapper",
+    "noscript", ".toctree-wrapper",
   ].join(", ");
 
   const element = (tag, props) => Object.assign(document.createElement(tag), props);

@@ -65,7 +65,6 @@
     model.initialized = true;
     const drawn = widget.render({ model, el });
     area.classList.remove("rn-reserva");
-    performance.mark("rn-widget-montado"); // cuánto tarda en verse (bench/, tests/)
     await drawn;
   }
 
