@@ -48,10 +48,17 @@
 
   // resnorm.widgets.bundle deja cada módulo con un solo «export default { render };»:
   // se evalúa en el acto, porque al imprimir no hay tiempo para import() (otra tarea).
-  const loadModule = (esm) => once(`esm ${esm}`, () => loaded(esm).then((code) =>
-    Function(`"use strict";\n${code.replace(/^export default /m, "return ")}`)()));
-  const addStyle = (css) => loaded(css).then((text) => text && once(`css ${text}`, () =>
-    document.head.append(element("style", { textContent: text }))));
+  const loadModule = (esm) => once(`esm ${esm}`, async () => {
+    const code = await loaded(esm);
+    return Function(`"use strict";\n${code.replace(/^export default /m, "return ")}`)();
+  });
+  const styles = new Set();
+  async function addStyle(css) {
+    const text = await loaded(css);
+    if (!text || styles.has(text)) return;
+    styles.add(text);
+    document.head.append(element("style", { textContent: text }));
+  }
 
   async function render(area, model) {
     const el = element("div", { className: "rn-anywidget" });
