@@ -1,156 +1,123 @@
 // Resúmenes de la búsqueda legibles (solo en search.html).
 //
-// El buscador de Sphinx 7.4 toma el texto de cada página tal cual: con la fórmula
-// dibujada por KaTeX («μ=d1​∑i​xi​») o en TeX («\(d - 1\)»), los botones de la
-// cabecera («Binder», «.md») y, si la palabra buscada no aparece literalmente (se
-// escribió sin tilde), el principio de la página. Aquí el texto sale sin botones ni
-// código, las fórmulas se leen («d − 1», «σ²») y la palabra se busca sin distinguir
-// tildes, también por su raíz.
-(function () {
+// El buscador de Sphinx toma el texto de cada página tal cual: con el de KaTeX
+// («μ=d1​∑i​xi​»), los botones de la cabecera («Binder», «.md») y, si la palabra
+// buscada no aparece literalmente (se escribió sin tilde), el principio de la página.
+// Aquí el texto sale sin botones ni código, las fórmulas se leen («d − 1», «σ²») y la
+// palabra se busca sin distinguir tildes, también por su raíz.
+(() => {
   "use strict";
 
-  var DROP = [
+  const DROP = [
     ".headerlink", "script", "style", "button", "h1", ".bd-header-article",
     ".header-article-items", ".dropdown", ".onlyprint", "#jb-print-docs-body",
     ".prev-next-area", ".prev-next-footer", "nav", "footer", ".cell_input",
     ".copybtn", "summary", ".thebe-launch-button", ".widget-subarea",
-    ".katex-mathml", ".toctree-wrapper",
+    "noscript", ".toctree-wrapper",
   ].join(", ");
 
-  var SYMBOLS = {
-    alpha: "α", beta: "β", gamma: "γ", delta: "δ", epsilon: "ε", varepsilon: "ε",
-    mu: "μ", sigma: "σ", lambda: "λ", theta: "θ", pi: "π", rho: "ρ", tau: "τ",
-    phi: "φ", omega: "ω", Sigma: "Σ", sum: "Σ", prod: "Π", cdot: "·", odot: "⊙",
-    times: "×", approx: "≈", le: "≤", leq: "≤", ge: "≥", geq: "≥", ne: "≠",
-    neq: "≠", to: "→", rightarrow: "→", infty: "∞", pm: "±", in: "∈", ldots: "…",
-    dots: "…", cdots: "⋯", partial: "∂", nabla: "∇", sqrt: "√", mathbb: "",
-    ell: "ℓ", top: "ᵀ", prime: "′", hat: "", bar: "", tilde: "", vec: "",
-  };
-  var SUPERSCRIPTS = { 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶",
-    7: "⁷", 8: "⁸", 9: "⁹", "-": "⁻", "+": "⁺", "T": "ᵀ" };
+  const element = (tag, props) => Object.assign(document.createElement(tag), props);
+  // Cada carácter, seguido de su versión pequeña.
+  const table = (pairs) => new Map(pairs.match(/../gu).map((pair) => [...pair]));
+  const SUP = table("0⁰1¹2²3³4⁴5⁵6⁶7⁷8⁸9⁹+⁺−⁻=⁼(⁽)⁾dᵈiⁱnⁿTᵀ⊤ᵀ′′");
+  const SUB = table("0₀1₁2₂3₃4₄5₅6₆7₇8₈9₉+₊−₋=₌(₍)₎aₐeₑiᵢjⱼkₖlₗmₘnₙoₒpₚrᵣsₛtₜuᵤxₓ");
+  // «σ²», «xᵢ»; si falta alguna letra pequeña, «x^(ℓ)», «Wqk».
+  function small(text, map, mark) {
+    const chars = [...text.replace(/\s+/g, "")];
+    if (!chars.every((c) => map.has(c))) return mark + text;
+    return chars.map((c) => map.get(c)).join("");
+  }
 
-  // Una fórmula en TeX, escrita para leerla en una línea.
-  function readTex(tex) {
-    var s = tex.replace(/^\s*(\\\(|\\\[|\$\$?)|(\\\)|\\\]|\$\$?)\s*$/g, "");
-    for (var i = 0; i < 4; i++) {
-      s = s.replace(/\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "($1)/($2)");
-      s = s.replace(/\\sqrt\s*\{([^{}]*)\}/g, "√($1)");
-      s = s.replace(/\\(?:text|mathrm|mathbf|mathit|operatorname|boldsymbol|mathcal)\s*\{([^{}]*)\}/g, "$1");
+  // Una fórmula, en una línea, desde el MathML que KaTeX deja junto a su dibujo
+  // (book/_ext/math_katex.py): «μ = (1)/(d) ∑ᵢ₌₁ᵈ xᵢ».
+  function readMath(node) {
+    const parts = [...node.children].map(readMath);
+    const [base, script, over] = parts;
+    const gap = node.firstElementChild?.localName === "mo" ? " " : ""; // ∑ᵢ xᵢ
+    const text = node.textContent.trim();
+    switch (node.localName) {
+      case "annotation": return "";
+      case "mfrac": return `(${base})/(${script})`;
+      case "msqrt": return `√(${parts.join("")})`;
+      case "mover": return base; // el acento (ˆ, ‾) no se lee
+      case "mspace": case "mtd": return ` ${parts.join("")} `;
+      case "msup": return base + small(script, SUP, "^");
+      case "msub": case "munder": return base + small(script, SUB, "") + gap;
+      case "msubsup": case "munderover":
+        return base + small(script, SUB, "") + small(over, SUP, "^") + gap;
+      case "mo":
+        if (/^[=+−±×·⋅⊙≈≤≥<>→←∈∼∝⊆]$/.test(text)) return ` ${text} `;
+        return text === "," ? ", " : text.replace(/[\u2061-\u2063]/g, "");
     }
-    s = s.replace(/\^\{([^{}]*)\}|\^(.)/g, function (m, group, single) {
-      var body = group !== undefined ? group : single;
-      var out = "";
-      for (var k = 0; k < body.length; k++) {
-        if (!(body[k] in SUPERSCRIPTS)) return "^" + body;
-        out += SUPERSCRIPTS[body[k]];
-      }
-      return out;
-    });
-    s = s.replace(/\\(left|right|big|Big|bigg|Bigg)\b/g, "");
-    s = s.replace(/\\[,;:!]|\\quad|\\qquad|~|&|\\\\/g, " ");
-    s = s.replace(/\\([A-Za-z]+)/g, function (m, name) {
-      return name in SYMBOLS ? SYMBOLS[name] : name;
-    });
-    s = s.replace(/_\{([^{}]*)\}/g, "$1").replace(/_/g, "");
-    s = s.replace(/[{}]/g, "").replace(/\s-\s/g, " − ");
-    return s.replace(/\s+/g, " ").trim();
+    return parts.length ? parts.join("") : node.textContent;
   }
 
   function htmlToText(htmlString, anchor) {
-    var doc = new DOMParser().parseFromString(htmlString, "text/html");
-    var root = null;
-    if (anchor) root = doc.querySelector('[role="main"] ' + anchor);
+    const doc = new DOMParser().parseFromString(htmlString, "text/html");
+    let root = anchor ? doc.querySelector(`[role="main"] ${anchor}`) : null;
     // Un término del glosario: el término y su definición.
-    if (root && root.matches("dt") && root.nextElementSibling) {
-      var pair = doc.createElement("div");
+    if (root?.matches("dt") && root.nextElementSibling) {
+      const pair = doc.createElement("div");
       pair.append(root.cloneNode(true), " — ", root.nextElementSibling.cloneNode(true));
       root = pair;
     }
-    root = root || doc.querySelector('[role="main"]');
+    root ||= doc.querySelector('[role="main"]');
     if (!root) return "";
-    // Las fórmulas, antes de quitar nada: KaTeX (dibujado al construir,
-    // book/_ext/math_katex.py) deja su TeX en <annotation>, dentro de .katex-mathml;
-    // el texto de su HTML («μ=d1​∑i​xi​», con espacios de ancho cero) no se lee.
-    root.querySelectorAll(".math").forEach(function (el) {
-      var tex = el.querySelector('annotation[encoding="application/x-tex"]');
-      el.textContent = " " + readTex(tex ? tex.textContent : el.textContent) + " ";
-    });
-    root.querySelectorAll(DROP).forEach(function (el) {
-      el.remove();
-    });
+    for (const math of root.querySelectorAll(".math")) {
+      const line = readMath(math.querySelector("math") || math).replace(/\s+/g, " ");
+      // El menos de «−x», «(−1», «= −x», «, −4», pegado a lo que sigue.
+      math.textContent = ` ${line.replace(/(^|[([]|[,=] ) ?− /g, "$1−")} `;
+    }
+    root.querySelectorAll(DROP).forEach((el) => el.remove());
     // Los bloques terminan en espacio: «Contenido4.1.» no debe pegarse.
-    root.querySelectorAll("p, li, h1, h2, h3, h4, td, th, dt, dd, div").forEach(
-      function (el) {
-        el.append(" ");
-      }
-    );
+    root.querySelectorAll("p, li, h1, h2, h3, h4, td, th, dt, dd, div")
+      .forEach((block) => block.append(" "));
     return root.textContent.replace(/\s+/g, " ").replace(/ ([,;:.)])/g, "$1").trim();
   }
 
-  // Minúsculas sin tildes, letra a letra: las posiciones coinciden con el texto.
-  function fold(text) {
-    var out = "";
-    for (var ch of text) {
-      var plain = ch.normalize("NFD").replace(/[\u0300-\u036f]/g, "");
-      out += (plain.length === ch.length ? plain : ch).toLowerCase();
-    }
-    return out;
-  }
+  // Minúsculas sin tildes, letra a letra: las posiciones son las del texto.
+  const fold = (text) =>
+    text.replace(/[\u00c0-\u024f]/g, (ch) => ch.normalize("NFD")[0]).toLowerCase();
 
+  // La primera palabra que empieza por una consulta o por su raíz («residuales» →
+  // «residual»): dónde empieza y dónde acaba.
   function firstMatch(folded, keywords) {
-    var best = null;
-    keywords.forEach(function (keyword) {
-      var k = fold(String(keyword));
-      // La raíz de la consulta (o la palabra recortada: «residuales» → «residual»).
-      for (var len = k.length; len >= Math.max(4, Math.ceil(k.length * 0.6)); len--) {
-        var re = new RegExp("(^|[^\\p{L}])" + k.slice(0, len).replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "u");
-        var m = re.exec(folded);
-        if (m) {
-          var at = m.index + m[1].length;
-          var end = at;
-          while (end < folded.length && /\p{L}|\p{N}/u.test(folded[end])) end++;
-          if (!best || at < best.at) best = { at: at, end: end };
-          break;
+    let best = null;
+    for (const keyword of keywords) {
+      const k = fold(String(keyword));
+      for (let len = k.length; len >= Math.max(4, Math.ceil(k.length * 0.6)); len--) {
+        const stem = k.slice(0, len).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        const m = new RegExp(`(?<!\\p{L})${stem}[\\p{L}\\p{N}]*`, "u").exec(folded);
+        if (!m) continue;
+        if (!best || m.index < best.at) {
+          best = { at: m.index, end: m.index + m[0].length };
         }
+        break;
       }
-    });
+    }
     return best;
   }
 
+  // Unos 240 caracteres desde un poco antes de la palabra encontrada, que se resalta.
   function makeSearchSummary(htmlText, keywords, anchor) {
-    var text = htmlToText(htmlText, anchor);
-    if (text === "") return null;
-    var match = firstMatch(fold(text), [...keywords]);
-    var start = match ? Math.max(match.at - 100, 0) : 0;
-    if (start > 0) {
-      var space = text.indexOf(" ", start);
-      if (space > -1 && space < (match ? match.at : start + 20)) start = space + 1;
-    }
-    var stop = Math.min(text.length, start + 240);
-    var summary = document.createElement("p");
-    summary.classList.add("context");
-    var before = (start > 0 ? "…" : "");
-    var after = stop < text.length ? "…" : "";
-    if (match && match.end <= stop) {
-      summary.append(before + text.slice(start, match.at));
-      var mark = document.createElement("span");
-      mark.className = "highlighted";
-      mark.textContent = text.slice(match.at, match.end);
-      summary.append(mark, text.slice(match.end, stop) + after);
-    } else {
-      summary.textContent = before + text.slice(start, stop) + after;
-    }
+    const text = htmlToText(htmlText, anchor);
+    if (!text) return null;
+    const { at, end } = firstMatch(fold(text), keywords) || { at: 0, end: 0 };
+    const start = end ? text.lastIndexOf(" ", at - 100) + 1 : 0;
+    const stop = Math.max(end, Math.min(text.length, start + 240));
+    const mark = element("span", { className: "highlighted" });
+    mark.textContent = text.slice(at, end);
+    const summary = element("p", { className: "context" });
+    summary.append(start ? "…" : "", text.slice(start, at), end ? mark : "",
+      text.slice(end, stop), stop < text.length ? "…" : "");
     return summary;
   }
 
-  function install() {
-    if (typeof Search === "undefined" || Search.__curso) return;
-    Search.__curso = true;
-    Search.htmlToText = htmlToText;
-    Search.makeSearchSummary = makeSearchSummary;
-  }
-
-  install();
-  document.addEventListener("DOMContentLoaded", install);
-  window.cursoBusqueda = { readTex: readTex, htmlToText: htmlToText, fold: fold };
+  // searchtools.js va con «defer» después de este archivo: Search se cambia en cuanto
+  // existe, antes de que searchindex.js lance la búsqueda (DOMContentLoaded, a veces
+  // tarde: el primer resumen salía con el htmlToText de Sphinx).
+  const install = () => Object.assign(Search, { htmlToText, makeSearchSummary });
+  const searchtools = document.querySelector('script[src*="searchtools.js"]');
+  if (typeof Search !== "undefined") install();
+  else searchtools.addEventListener("load", install);
 })();
