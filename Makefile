@@ -212,7 +212,7 @@ SITE_HASH = $(shell { LC_ALL=C find book/_ext book/_templates -type f \
 book-step: execute
 	@hash=$(SITE_HASH); \
 	if [ "$$(cat $(SITE_STAMP) 2>/dev/null)" != "$$hash" ]; then \
-	  rm -rf $(HTML) _build/pdf/singlehtml; echo "$$hash" > $(SITE_STAMP); \
+	  rm -rf $(HTML); echo "$$hash" > $(SITE_STAMP); \
 	fi
 	$(VENV)/bin/sphinx-build -b html . $(HTML) -d _build/.doctrees $(SPHINX_FLAGS) 2>&1 \
 	  | tee $(BOOK_LOG) || { rm -f _build/.doctrees/environment.pickle; exit 1; }

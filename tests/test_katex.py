@@ -218,26 +218,29 @@ def test_a_formula_katex_cannot_read_stops_the_build(render_latex):
 
 
 def test_the_katex_server_is_reached_even_if_it_listens_late(tmp_path):
-    """node escucha un instante después de arrancar: la conexión se reintenta."""
+    """node crea el socket un instante antes de escuchar: la conexión se reintenta (y
+    es de Unix: por TCP, cada fórmula esperaba ≈ 40 ms)."""
+    import socket
     import sys
 
     from sphinxcontrib import katex
 
     late = (
         "import socket, sys, time\n"
-        "time.sleep(0.5); s = socket.socket()\n"
-        "s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); time.sleep(30)\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.bind(sys.argv[1]); time.sleep(0.5); s.listen(); time.sleep(30)\n"
     )
 
     class Server(katex.KaTeXServer):
         @classmethod
         def build_command(cls, socket=None, port=None):
-            return [sys.executable, "-c", late, str(port)]
+            return [sys.executable, "-c", late, str(socket)]
 
     _math_katex().configure_katex(katex)
     process, sock = Server.start_server_process(tmp_path, timeout=30)
     try:
-        assert sock.getpeername()[0] == "127.0.0.1"
+        assert sock.family == socket.AF_UNIX
+        assert sock.getpeername() == str(tmp_path / "katex.sock")
     finally:
         sock.close()
         process.kill()

@@ -10,6 +10,7 @@ la impresión anterior, leídas de los destinos del PDF, hasta que coinciden.
 from __future__ import annotations
 
 import io
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -43,7 +44,9 @@ PENDING = """() => Array.from(
 def build_single_page(root_doc: str) -> None:
     """La página única, con su propio entorno de Sphinx (no toca el del sitio)."""
     # -E: el entorno guardado, tras volver a ejecutar los notebooks, perdió una vez
-    # el destino de book/referencias.
+    # el destino de book/referencias. La carpeta, vacía: Sphinx no pisa archivos de otra
+    # versión de la capa del sitio.
+    shutil.rmtree(SINGLE, ignore_errors=True)
     if subprocess.run([
         sys.executable, "-m", "sphinx", "-b", "singlehtml", "-E", "-W", "--keep-going",
         "-q", "-d", str(OUT / ".doctrees"), str(ROOT), str(SINGLE),

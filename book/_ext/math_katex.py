@@ -10,6 +10,9 @@ el navegador solo descarga las que usa cada página.
 
 from __future__ import annotations
 
+import socket
+import time
+from subprocess import PIPE, Popen
 from typing import Any
 
 # Sin ``\char`` KaTeX parte «ó» en «o» y un acento (se vería «Atencioˊn»).
@@ -25,9 +28,27 @@ def configure_katex(katex) -> None:
     """Opciones, plazos y una conexión que reintenta, antes de la primera fórmula."""
     katex.KATEX_DEFAULT_OPTIONS.update(KATEX_OPTIONS)
     katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = 60.0
-    # La conexión de Windows (TCP) reintenta mientras node no escucha.
-    server = katex.KaTeXServer
-    server.start_server_process = server.__dict__["start_network_socket"]
+    katex.KaTeXServer.start_server_process = classmethod(start_server_process)
+
+
+def start_server_process(cls, rundir, timeout):
+    """La de sphinxcontrib-katex (socket de Unix), pero reintenta: node crea el socket
+    un instante antes de escuchar. (Su conexión TCP, que sí reintenta, espera ≈ 40 ms
+    por fórmula al ACK: cada lado escribe en dos envíos.)"""
+    path = rundir / "katex.sock"
+    process = Popen(cls.build_command(socket=path), stdin=PIPE, stdout=PIPE, cwd=rundir)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.is_socket():
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(str(path))
+                return process, sock
+            except ConnectionRefusedError:
+                sock.close()
+        time.sleep(0.005)
+    process.kill()
+    raise cls.timeout_error(timeout)
 
 
 def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
