@@ -603,6 +603,28 @@ def test_every_icon_is_in_the_trimmed_icon_fonts(rel, visit):
     )
 
 
+def test_trimmed_icon_fonts_hold_only_icons_the_pages_stylesheets_name():
+    """Recortadas a lo que piden las hojas que enlazan las páginas (los paquetes ya
+    purgados), no a todo Font Awesome: leer la hoja del tema sin purgar daba las
+    fuentes enteras (≈ 260 KB más en cada primera visita)."""
+    static = BUILD_HTML / "_static"
+    linked = {href.split("?")[0].split("_static/")[-1]
+              for page in BUILD_HTML.rglob("*.html")
+              for href in re.findall(r'<link rel="stylesheet"[^>]*href="([^"]+)"',
+                                     page.read_text(encoding="utf-8"))}
+    named = set()
+    for rel in linked:
+        css = (static / rel).read_text(encoding="utf-8", errors="replace")
+        named |= {int(code, 16) for code in
+                  re.findall(r"\\([ef][0-9a-f]{3})(?![0-9a-f])", css, re.I)}
+        named |= {ord(c) for c in re.findall(r"[\ue000-\uf8ff]", css)}
+    for (family, weight), cmap in _font_cmaps().items():
+        extra = sorted(cp for cp in cmap if cp > 0x7F and cp not in named)
+        assert not extra, (
+            f"{family} {weight}: {len(extra)} iconos que ninguna hoja enlazada nombra "
+            f"(U+{extra[0]:04X}…): book/_ext/curso_sitio.py (used_icon_codepoints)")
+
+
 # --- 6. Sin peticiones externas, sin fallos, sin errores y con las fórmulas dibujadas -
 
 
