@@ -262,15 +262,18 @@ def badly_grouped(text: str) -> list[str]:
     """Enteros de 5 cifras o más sin grupos, o con grupos que la línea puede partir."""
     return numbers.ungrouped_numbers(text) + numbers.breakable_groups(text)
 
+def grouping_and_drawing_problems(strings) -> tuple[list[str], list[str]]:
+    """De cada (dónde, texto): sus enteros mal agrupados y sus caracteres sin dibujo."""
+    bad_numbers, bad_chars = [], []
+    for where, text in strings:
+        bad_numbers += [f"{where}: «{n}» en «{text[:80]}»" for n in badly_grouped(text)]
+        if undrawable(text):
+            bad_chars.append(f"{where}: {_describe(undrawable(text))}")
+    return bad_numbers, bad_chars
 
 
 def test_quiz_questions_group_their_digits_and_draw_everywhere():
-    bad_numbers, bad_chars = [], []
-    for qid, text in quiz_strings():
-        bad_numbers += [f"{qid}: «{n}» en «{text[:80]}»"
-                        for n in badly_grouped(text)]
-        if undrawable(text):
-            bad_chars.append(f"{qid}: {_describe(undrawable(text))}")
+    bad_numbers, bad_chars = grouping_and_drawing_problems(quiz_strings())
     assert not bad_numbers, (
         "Preguntas con enteros de 5 cifras o más sin agrupar, o con un espacio que "
         "parte la línea (la RAE: «45 711», con espacio fino; usa "
@@ -283,12 +286,7 @@ def test_quiz_questions_group_their_digits_and_draw_everywhere():
 
 
 def test_checker_widget_and_site_strings_group_their_digits_and_draw_everywhere():
-    bad_numbers, bad_chars = [], []
-    for where, text in code_strings():
-        bad_numbers += [f"{where}: «{n}» en «{text[:80]}»"
-                        for n in badly_grouped(text)]
-        if undrawable(text):
-            bad_chars.append(f"{where}: {_describe(undrawable(text))}")
+    bad_numbers, bad_chars = grouping_and_drawing_problems(code_strings())
     assert not bad_numbers, (
         "Mensajes con enteros de 5 cifras o más sin agrupar, o con un espacio que "
         "parte la línea (la RAE: «45 711», con espacio fino o duro; si es "
