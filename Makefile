@@ -139,6 +139,11 @@ ENGINE_STAMP := _build/.engine-hash
 # tanto queda más nuevo. Si un notebook cambia sin cambiar su fecha, myst-nb no lo
 # encuentra en la caché y lo ejecuta él: más lento, nunca viejo.
 EXECUTED := $(CACHE)/.notebooks-ejecutados
+# La memoria de los entrenamientos del GPT (resnorm.gpt.train_gpt, RESNORM_MEMO_DIR):
+# la llena la ejecución de los notebooks y la leen las pruebas (tests/helpers.py,
+# GPT_MEMO): el cuaderno del alumno del capítulo 10 en un núcleo nuevo no repite sus
+# 16 entrenamientos. Cada entrada lleva la huella del código de resnorm y de torch.
+GPT_MEMO := _build/.memo-gpt
 BOOK_LOG := _build/book.log
 ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' \
   ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
@@ -178,7 +183,7 @@ execute:
 	  if [ -e $(ENGINE_STAMP) ]; then \
 	    echo "resnorm/ o requirements.txt cambiaron: se vuelven a ejecutar los notebooks"; \
 	  fi; \
-	  rm -rf $(CACHE) _build/jupyter_execute _build/.doctrees; \
+	  rm -rf $(CACHE) $(GPT_MEMO) _build/jupyter_execute _build/.doctrees; \
 	fi; \
 	mkdir -p $(CACHE); echo "$$hash" > $(ENGINE_STAMP)
 	@if [ -e $(EXECUTED) ] && [ -z "$$(find $(NOTEBOOKS) -newer $(EXECUTED))" ]; then \
@@ -187,6 +192,7 @@ execute:
 	touch $(EXECUTED).nueva; \
 	echo "jcache notebook execute --executor local-parallel …"; \
 	{ $(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS_BY_COST) && \
+	  RESNORM_MEMO_DIR=$(abspath $(GPT_MEMO)) \
 	  $(JCACHE) notebook -p $(CACHE) execute --executor local-parallel --no-force \
 	    --timeout 300 $(NOTEBOOKS); } > _build/execute.log 2>&1 || true; \
 	if ! grep -qxF 'excepted: []' _build/execute.log \

@@ -20,11 +20,16 @@ orden y usan el mismo optimizador (AdamW).
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -242,6 +247,62 @@ def _isolated(seed: int, threads: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+#: La variable de entorno con la carpeta de la memoria de entrenamientos. Sin ella
+#: (lo normal: Colab, Binder, ``make lab``), cada llamada a ``train_gpt`` entrena.
+MEMO_ENV = "RESNORM_MEMO_DIR"
+
+
+@functools.cache
+def _engine_hash() -> str:
+    """La huella del código que entrena: todo ``resnorm`` y la versión de torch."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256(torch.__version__.encode())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _memoized(train: Callable[..., dict]) -> Callable[..., dict]:
+    """``train_gpt`` con memoria en disco, si ``MEMO_ENV`` nombra una carpeta.
+
+    El mismo entrenamiento (mismos argumentos, mismo texto, mismo código de
+    ``resnorm``, misma versión de torch) da el mismo resultado (la semilla lo fija
+    todo: ``tests/test_gpt.py``), así que se guarda una vez y se lee después. Lo usa
+    «make»: el capítulo 10 entrena 16 veces al ejecutarse para el libro, y su
+    cuaderno del alumno, en un núcleo nuevo, y las pruebas del GPT en JavaScript piden
+    los mismos modelos. Cualquier argumento distinto entrena de verdad; con
+    ``block_forward`` (el código de quien resuelve un ejercicio) siempre se entrena.
+    """
+    signature = inspect.signature(train)
+
+    @functools.wraps(train)
+    def wrapper(*args, **kwargs) -> dict:
+        folder = os.environ.get(MEMO_ENV)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        call = bound.arguments
+        if not folder or call["block_forward"] is not None:
+            return train(*args, **kwargs)
+        data = call["dataset"] = call["dataset"] or _dataset()
+        key = hashlib.sha256(_engine_hash().encode())
+        arguments = sorted((k, v) for k, v in call.items() if k != "dataset")
+        key.update(repr(arguments).encode())
+        for part in (data.train, data.val):
+            key.update(part.numpy().tobytes())
+        key.update("".join(data.chars).encode())
+        path = Path(folder) / f"train_gpt-{key.hexdigest()[:32]}.pt"
+        if path.exists():
+            return torch.load(path, weights_only=False)
+        result = train(**call)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")  # dos procesos a la vez
+        torch.save(result, partial)
+        partial.replace(path)
+        return result
+
+    return wrapper
+
+
 @torch.no_grad()
 def _val_loss(model: TinyGPT, x: torch.Tensor, y: torch.Tensor) -> float:
     # Sin grafo de gradientes: la validación no entrena (el mismo número, más rápido).
@@ -252,6 +313,7 @@ def _val_loss(model: TinyGPT, x: torch.Tensor, y: torch.Tensor) -> float:
     return float(F.cross_entropy(logits.flatten(0, 1), y.flatten()))
 
 
+@_memoized
 def train_gpt(
     config: str,
     steps: int = DEFAULTS["steps"],

@@ -14,6 +14,8 @@ from bench.server import serve
 from tests.helpers import (
     BUILD_HTML,
     ENGINE_STAMP,
+    GPT_MEMO,
+    GPT_MEMO_ENV,
     ROOT,
     built_notebook,
     engine_hash,
@@ -135,6 +137,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _costly_first(items)
+
+
+@pytest.fixture(autouse=True)
+def _no_gpt_memo(monkeypatch):
+    """Cada prueba entrena de verdad (la de determinismo del GPT entrena dos veces),
+    aunque el entorno de quien las lanza nombre una memoria de entrenamientos."""
+    monkeypatch.delenv(GPT_MEMO_ENV, raising=False)
+
+
+@pytest.fixture
+def gpt_memo(monkeypatch, fresh_build):
+    """Los entrenamientos del GPT que ya hizo la ejecución del libro, en memoria: los
+    mismos argumentos, con el mismo código, dan el mismo resultado (lo comprueban
+    ``tests/test_gpt.py`` y la prueba del cuaderno del alumno, que imprime los números
+    de la página). También para un núcleo que arranque la prueba (hereda el entorno)."""
+    monkeypatch.setenv(GPT_MEMO_ENV, str(GPT_MEMO))
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,10 @@ BUILD_HTML = BUILD / "html"
 # Lo que deja «make book»: la caché con los notebooks ejecutados (salidas y valores),
 # la huella del motor con la que se ejecutaron y el registro de la construcción.
 CACHE = BUILD / ".jupyter_cache"
+# La memoria de los entrenamientos del GPT que llenó esa ejecución (Makefile, GPT_MEMO;
+# resnorm.gpt.MEMO_ENV): solo la usan las pruebas que la piden (fixture ``gpt_memo``).
+GPT_MEMO = BUILD / ".memo-gpt"
+GPT_MEMO_ENV = "RESNORM_MEMO_DIR"  # resnorm.gpt.MEMO_ENV, sin importar torch aquí
 ENGINE_STAMP = BUILD / ".engine-hash"
 BOOK_LOG = BUILD / "book.log"
 CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT", "180"))

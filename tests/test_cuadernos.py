@@ -512,7 +512,10 @@ MIN_SAMPLE = 3
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_numbers(
-        path, built_site, tmp_path):
+        path, built_site, tmp_path, gpt_memo):
+    """Los entrenamientos del GPT (capítulo 10) salen de la memoria que llenó la
+    ejecución del libro (``gpt_memo``): los mismos argumentos; una celda del cuaderno
+    que llamara con otros entrenaría y tendría que imprimir los mismos números."""
     from nbclient import NotebookClient
 
     stored = cuaderno_de(path)

@@ -134,6 +134,39 @@ def test_training_is_deterministic_and_leaves_global_state_alone():
     assert all(s.startswith(gpt.PROMPT) for s in a["samples"])
 
 
+def test_the_training_memo_returns_the_same_run_and_trains_on_any_other_call(
+        tmp_path, monkeypatch):
+    from tests.helpers import GPT_MEMO_ENV
+
+    assert GPT_MEMO_ENV == gpt.MEMO_ENV
+    small = dict(steps=4, eval_every=2, sample_chars=10, n_layers=2)
+    fresh = gpt.train_gpt("pre_ln", **small)  # sin memoria: no escribe nada
+    monkeypatch.setenv(gpt.MEMO_ENV, str(tmp_path))
+    assert not list(tmp_path.iterdir())
+    first = gpt.train_gpt("pre_ln", **small)
+    (saved,) = tmp_path.glob("*.pt")
+    again = gpt.train_gpt("pre_ln", **small)
+    # Leído, no entrenado otra vez: hasta el tiempo medido es el de la primera vez.
+    assert again["seconds"] == first["seconds"] != fresh["seconds"]
+    for run in (first, again):
+        assert run["train_loss"] == fresh["train_loss"]
+        assert run["samples"] == fresh["samples"]
+        for name, tensor in fresh["state_dict"].items():
+            assert torch.equal(run["state_dict"][name], tensor), name
+    assert again["model"] is not first["model"]  # cada llamada, su propia copia
+    # Cualquier argumento distinto (también por posición) es otro entrenamiento.
+    gpt.train_gpt("pre_ln", **{**small, "lr": 1e-2})
+    gpt.train_gpt("post_ln", **small)
+    assert len(list(tmp_path.glob("*.pt"))) == 3
+    # Un texto distinto, también.
+    other = gpt.CharDataset((gpt.PROMPT + " suma la entrada. ") * 40)
+    gpt.train_gpt("pre_ln", **small, block_size=8, dataset=other)
+    assert len(list(tmp_path.glob("*.pt"))) == 4
+    # El bloque de quien resuelve un ejercicio siempre entrena.
+    gpt.train_gpt("pre_ln", **small, block_forward=lambda block, x: block(x))
+    assert len(list(tmp_path.glob("*.pt"))) == 4 and saved.exists()
+
+
 def test_known_word_fraction_counts_only_the_generated_words():
     text = "la conexión residual suma la entrada"
     generated = [gpt.PROMPT + " suma xq entrada"]

@@ -22,6 +22,7 @@ from torch.nn import functional as F
 
 from resnorm import gpt
 from resnorm.widgets import gpt_playground as gp
+from tests.helpers import GPT_MEMO, GPT_MEMO_ENV
 
 
 NODE = shutil.which("node")
@@ -91,8 +92,12 @@ def short_runs(dataset):
 
 @pytest.fixture(scope="module")
 def chapter_runs():
-    """Los cinco modelos del capítulo 10, con sus argumentos (semilla 0, 150 pasos)."""
-    return gpt.gpt_comparison(seed=0, steps=150, lr=3e-3, n_samples=0)["runs"]
+    """Los cinco modelos del capítulo 10, con la llamada de su celda (semilla 0, 150
+    pasos): de la memoria de entrenamientos que llenó la ejecución del libro, si está
+    (``tests/conftest.py``, ``gpt_memo``); si no, se entrenan."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(GPT_MEMO_ENV, str(GPT_MEMO))
+        return gpt.gpt_comparison(seed=0, steps=150, lr=3e-3)["runs"]
 
 
 def torch_logits(model, ids) -> torch.Tensor:
