@@ -15,10 +15,9 @@ import base64
 import copy
 import html
 import mimetypes
-import posixpath
 import re
 from pathlib import Path
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 import nbformat
 from docutils import nodes
@@ -74,14 +73,15 @@ class Conversor:
                 self.secciones[clave] = ".".join(map(str, numero))
 
     def _resolver(self, dominio: str, tipo: str, objetivo: str, titulo: str = ""):
-        """Un rol resuelto por su dominio de Sphinx, como en la página."""
+        """Un rol resuelto por su dominio de Sphinx, como en la página; sus enlaces,
+        relativos al cuaderno (``cuadernos/NN_nombre``: el documento de partida)."""
         nodo = addnodes.pending_xref(
             "", refdomain=dominio, reftype=tipo, reftarget=objetivo,
             refexplicit=bool(titulo), refdoc=self.docname, refwarn=True)
         nodo += (contenido := nodes.inline(titulo or objetivo, titulo or objetivo))
-        env = self.app.env
+        env, desde = self.app.env, f"{CARPETA}/{Path(self.docname).name}"
         resuelto = env.get_domain(dominio).resolve_xref(
-            env, self.docname, self.app.builder, tipo, objetivo, nodo, contenido)
+            env, desde, self.app.builder, tipo, objetivo, nodo, contenido)
         if resuelto is None:
             logger.warning("cuadernos: sin resolver %s:%s %r", dominio, tipo, objetivo)
         return resuelto
@@ -97,23 +97,15 @@ class Conversor:
             return str(nodo)
         dentro = "".join(self.a_markdown(hijo) for hijo in nodo.children)
         if isinstance(nodo, nodes.reference):
-            destino = nodo.get("refuri") or "#" + nodo.get("refid", "")
-            return f"[{dentro}]({self.enlace(destino)})"
+            return f"[{dentro}]({self.enlace(nodo['refuri'])})"
         if isinstance(nodo, nodes.emphasis):
             return f"*{dentro}*"
         return f"**{dentro}**" if isinstance(nodo, nodes.strong) else dentro
 
     def enlace(self, href: str) -> str:
-        """Un enlace de la página, visto desde ``cuadernos/`` o ``html_baseurl``."""
-        if urlsplit(href).scheme:
-            return href
-        pagina = self.app.builder.get_target_uri(self.docname)
-        ruta, _, ancla = href.partition("#")
-        ruta = ruta or posixpath.basename(pagina)  # «#ancla»: la misma página
-        destino = posixpath.normpath(posixpath.join(posixpath.dirname(pagina), ruta))
-        base = (self.app.config.html_baseurl or "").rstrip("/")
-        url = f"{base}/{destino}" if base else posixpath.relpath(destino, CARPETA)
-        return url + (f"#{ancla}" if ancla else "")
+        """Con ``html_baseurl``, el enlace (relativo a ``cuadernos/``) es absoluto."""
+        base = self.app.config.html_baseurl
+        return urljoin(f"{base.rstrip('/')}/{CARPETA}/", href) if base else href
 
     def markdown(self, fuente: str) -> str:
         """MyST → Markdown: cambia los bloques con roles o directivas, no el resto."""
