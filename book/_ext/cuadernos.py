@@ -266,9 +266,12 @@ def _sentencias(codigo: str) -> list[ast.stmt]:
         return []
 
 
-def _nombres(arbol) -> tuple[set[str], set[str]]:
+def nombres(codigo: str | ast.stmt) -> tuple[set[str], set[str]]:
+    """(nombres que define, nombres que lee) una celda de código o una sentencia."""
+    if isinstance(codigo, str):
+        codigo = ast.Module(body=_sentencias(codigo), type_ignores=[])
     define, lee, ligados = set(), set(), set()
-    for nodo in ast.walk(arbol):
+    for nodo in ast.walk(codigo):
         # Variables de un bucle, una comprensión o «with … as», y argumentos: se leen
         # después de ligarlas, dentro de la misma sentencia.
         if isinstance(nodo, (ast.For, ast.comprehension, ast.withitem)):
@@ -286,11 +289,6 @@ def _nombres(arbol) -> tuple[set[str], set[str]]:
         elif isinstance(nodo, ast.AugAssign) and isinstance(nodo.target, ast.Name):
             lee.add(nodo.target.id)  # x += 1 lee x antes de escribirla
     return define, lee - ligados
-
-
-def nombres(codigo: str) -> tuple[set[str], set[str]]:
-    """(nombres que define, nombres que lee) una celda de código."""
-    return _nombres(ast.Module(body=_sentencias(codigo), type_ignores=[]))
 
 
 def _solo_pega(sentencia) -> bool:
@@ -337,7 +335,7 @@ def destinos_de(celdas) -> tuple[list[str], dict[int, set[str]]]:
                 continue
             destinos[i], faltan[i] = "apoyo", usados
         for sentencia in reversed(_sentencias(celdas[i].source)):
-            define, lee = _nombres(sentencia)
+            define, lee = nombres(sentencia)
             hace_falta = (hace_falta - define) | lee
     return destinos, faltan
 
@@ -358,7 +356,7 @@ def preparar_codigo(celda, destino: str, usados=None):
     for salida in salidas:
         previa = celda.outputs[-1] if celda.outputs else {}
         if "name" in salida and previa.get("name") == salida.name:
-            previa.text += salida.text  # stdout (o stderr) en una, como nb_merge_streams
+            previa.text += salida.text  # stdout (o stderr) en una: nb_merge_streams
             continue
         celda.outputs.append(salida)
         if "execution_count" in salida:
