@@ -15,13 +15,18 @@ import base64
 import copy
 import html
 import mimetypes
-import posixpath
 import re
 from pathlib import Path
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode, urljoin, urlsplit
 
 import nbformat
 from docutils import nodes
+from IPython.core.inputtransformer2 import TransformerManager  # las %magias
+from jupyter_cache import get_cache
+from markdown_it.renderer import RendererHTML
+from myst_nb.core.variables import format_plain_text
+from myst_nb.ext.glue import extract_glue_data_cell
+from myst_parser.parsers.mdit import create_md_parser
 from sphinx import addnodes
 from sphinx.locale import admonitionlabels
 from sphinx.util import logging
@@ -30,6 +35,10 @@ from sphinx.util.nodes import split_explicit_title
 logger = logging.getLogger(__name__)
 
 CARPETA = "cuadernos"
+#: El de ipykernel (Binder, ``make lab``): con otro nombre visible, Lab lo reescribe al
+#: abrir el cuaderno y lo da por modificado.
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+              "language": "python"}
 
 
 def en_cita(titulo: str, cuerpo: str) -> str:
@@ -47,41 +56,31 @@ def plegado(titulo: str, cuerpo: str) -> str:
     return f"<details>\n<summary>{titulo}</summary>\n\n{cuerpo}\n\n</details>"
 
 
-def clave_de_titulo(titulo: str) -> str:
-    """Un título sin ``*``, `` ` `` ni ``$``: el mismo en el Markdown y en Sphinx."""
-    return " ".join(titulo.translate(str.maketrans("", "", "*`$")).split())
-
-
 class Conversor:
     """Convierte el notebook ejecutado de ``docname`` en el cuaderno del alumno."""
 
     def __init__(self, app, docname: str):
-        from markdown_it.renderer import RendererHTML
-        from myst_parser.parsers.mdit import create_md_parser
-
         self.app, self.docname = app, docname
         self.md = create_md_parser(app.env.myst_config, RendererHTML)  # el de la página
         self.sustituciones = app.env.myst_config.substitutions
         self.carpeta = Path(app.env.doc2path(docname)).parent  # rutas de las imágenes
         self.pegados, self.adjuntos, self.ejercicios = {}, {}, {}
         self.mostradas: set[str] = set()  # figuras pegadas que ya muestra una salida
-        self.secciones = {}  # título → «4.1»
-        numeros = app.env.toc_secnumbers.get(docname, {})
-        for seccion in app.env.get_doctree(docname).findall(nodes.section):
-            numero = seccion["ids"] and numeros.get("#" + seccion["ids"][0])
-            if numero:
-                clave = clave_de_titulo(seccion[0].astext())
-                self.secciones[clave] = ".".join(map(str, numero))
+        numeros = app.env.toc_secnumbers.get(docname, {})  # título → «4.1»
+        self.secciones = {s[0].astext(): ".".join(map(str, n))
+                          for s in app.env.get_doctree(docname).findall(nodes.section)
+                          if (n := numeros.get("#" + s["ids"][0]))}
 
     def _resolver(self, dominio: str, tipo: str, objetivo: str, titulo: str = ""):
-        """Un rol resuelto por su dominio de Sphinx, como en la página."""
+        """Un rol resuelto por su dominio de Sphinx, como en la página; sus enlaces,
+        relativos al cuaderno (``cuadernos/NN_nombre``: el documento de partida)."""
         nodo = addnodes.pending_xref(
             "", refdomain=dominio, reftype=tipo, reftarget=objetivo,
             refexplicit=bool(titulo), refdoc=self.docname, refwarn=True)
         nodo += (contenido := nodes.inline(titulo or objetivo, titulo or objetivo))
-        env = self.app.env
+        env, desde = self.app.env, f"{CARPETA}/{Path(self.docname).name}"
         resuelto = env.get_domain(dominio).resolve_xref(
-            env, self.docname, self.app.builder, tipo, objetivo, nodo, contenido)
+            env, desde, self.app.builder, tipo, objetivo, nodo, contenido)
         if resuelto is None:
             logger.warning("cuadernos: sin resolver %s:%s %r", dominio, tipo, objetivo)
         return resuelto
@@ -97,43 +96,34 @@ class Conversor:
             return str(nodo)
         dentro = "".join(self.a_markdown(hijo) for hijo in nodo.children)
         if isinstance(nodo, nodes.reference):
-            destino = nodo.get("refuri") or "#" + nodo.get("refid", "")
-            return f"[{dentro}]({self.enlace(destino)})"
+            return f"[{dentro}]({self.enlace(nodo['refuri'])})"
         if isinstance(nodo, nodes.emphasis):
             return f"*{dentro}*"
         return f"**{dentro}**" if isinstance(nodo, nodes.strong) else dentro
 
     def enlace(self, href: str) -> str:
-        """Un enlace de la página, visto desde ``cuadernos/`` o ``html_baseurl``."""
-        if urlsplit(href).scheme:
-            return href
-        pagina = self.app.builder.get_target_uri(self.docname)
-        ruta, _, ancla = href.partition("#")
-        ruta = ruta or posixpath.basename(pagina)  # «#ancla»: la misma página
-        destino = posixpath.normpath(posixpath.join(posixpath.dirname(pagina), ruta))
-        base = (self.app.config.html_baseurl or "").rstrip("/")
-        url = f"{base}/{destino}" if base else posixpath.relpath(destino, CARPETA)
-        return url + (f"#{ancla}" if ancla else "")
+        """Con ``html_baseurl``, el enlace (relativo a ``cuadernos/``) es absoluto."""
+        base = self.app.config.html_baseurl
+        return urljoin(f"{base.rstrip('/')}/{CARPETA}/", href) if base else href
 
     def markdown(self, fuente: str) -> str:
         """MyST → Markdown: cambia los bloques con roles o directivas, no el resto."""
         lineas = fuente.splitlines(keepends=True)
         tokens = self.md.parse(fuente)
         for previo, token in zip([None, *tokens], tokens):
-            if token.map is None:
-                continue
-            inicio, fin = token.map
             if token.type in ("fence", "colon_fence") and token.info.startswith("{"):
                 nuevo = self.directiva(token.info, token.content) + "\n"
             elif token.type in ("inline", "substitution_block"):
-                trozo = "".join(lineas[inicio:fin])
+                trozo = "".join(lineas[token.map[0]:token.map[1]])
                 nuevo = self._roles(trozo, token.children or [token])
                 if previo and previo.type == "heading_open" and previo.tag != "h1":
                     # «## Título» → «## 4.1. Título», como en la página
-                    numero = self.secciones.get(clave_de_titulo(token.content))
+                    titulo = "".join(hijo.content for hijo in token.children)
+                    numero = self.secciones.get(titulo)  # el texto, como en Sphinx
                     nuevo = nuevo.replace(" ", f" {numero}. ", 1) if numero else nuevo
             else:
                 continue
+            inicio, fin = token.map
             lineas[inicio:fin] = [nuevo] + [""] * (fin - inicio - 1)
         return "".join(lineas)
 
@@ -154,8 +144,6 @@ class Conversor:
 
     def rol(self, nombre: str, contenido: str) -> str:
         """Lo que escribe la página en lugar de ``{nombre}`contenido```."""
-        from myst_nb.core.variables import format_plain_text
-
         explicito, titulo, objetivo = split_explicit_title(contenido)
         if nombre.startswith("glue"):  # clave:formato, con la regla de myst-nb
             clave, formato = (contenido.rsplit(":", 1) + ["s"])[:2]
@@ -168,8 +156,7 @@ class Conversor:
             tipo = nombre.partition(":")[2] or "p"
             return self.a_markdown(self._resolver("cite", tipo, contenido))
         if nombre in ("numref", "ref", "doc", "eq"):
-            if nombre in ("ref", "numref"):
-                objetivo = objetivo.lower()
+            objetivo = objetivo.lower() if nombre in ("ref", "numref") else objetivo
             resuelto = self._resolver("math" if nombre == "eq" else "std", nombre,
                                       objetivo, titulo if explicito else "")
             return titulo if resuelto is None else self.a_markdown(resuelto)
@@ -238,8 +225,6 @@ class Conversor:
 
     def cuaderno(self, nb) -> nbformat.NotebookNode:
         """El notebook ejecutado → el cuaderno del alumno (una copia)."""
-        from myst_nb.ext.glue import extract_glue_data_cell
-
         nb = copy.deepcopy(nb)
         claves = []  # las de lo que pega cada celda (se quita de sus salidas)
         for celda in nb.cells:
@@ -274,24 +259,19 @@ class Conversor:
         return nb
 
 
-
-#: El de ipykernel (Binder, ``make lab``): con otro nombre visible, Lab lo reescribe al
-#: abrir el cuaderno y lo da por modificado.
-KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-              "language": "python"}
-
 def _sentencias(codigo: str) -> list[ast.stmt]:
-    from IPython.core.inputtransformer2 import TransformerManager  # %magias
-
     try:
         return ast.parse(TransformerManager().transform_cell(codigo)).body
     except SyntaxError:
         return []
 
 
-def _nombres(arbol) -> tuple[set[str], set[str]]:
+def nombres(codigo: str | ast.stmt) -> tuple[set[str], set[str]]:
+    """(nombres que define, nombres que lee) una celda de código o una sentencia."""
+    if isinstance(codigo, str):
+        codigo = ast.Module(body=_sentencias(codigo), type_ignores=[])
     define, lee, ligados = set(), set(), set()
-    for nodo in ast.walk(arbol):
+    for nodo in ast.walk(codigo):
         # Variables de un bucle, una comprensión o «with … as», y argumentos: se leen
         # después de ligarlas, dentro de la misma sentencia.
         if isinstance(nodo, (ast.For, ast.comprehension, ast.withitem)):
@@ -309,11 +289,6 @@ def _nombres(arbol) -> tuple[set[str], set[str]]:
         elif isinstance(nodo, ast.AugAssign) and isinstance(nodo.target, ast.Name):
             lee.add(nodo.target.id)  # x += 1 lee x antes de escribirla
     return define, lee - ligados
-
-
-def nombres(codigo: str) -> tuple[set[str], set[str]]:
-    """(nombres que define, nombres que lee) una celda de código."""
-    return _nombres(ast.Module(body=_sentencias(codigo), type_ignores=[]))
 
 
 def _solo_pega(sentencia) -> bool:
@@ -360,7 +335,7 @@ def destinos_de(celdas) -> tuple[list[str], dict[int, set[str]]]:
                 continue
             destinos[i], faltan[i] = "apoyo", usados
         for sentencia in reversed(_sentencias(celdas[i].source)):
-            define, lee = _nombres(sentencia)
+            define, lee = nombres(sentencia)
             hace_falta = (hace_falta - define) | lee
     return destinos, faltan
 
@@ -377,9 +352,13 @@ def preparar_codigo(celda, destino: str, usados=None):
     salidas = celda.get("outputs", [])
     if "remove-output" in tags:  # la página la quita; la figura sí se ve aquí
         salidas = [s for s in salidas if es_imagen(s)]
-    celda.outputs = juntar_flujos(salidas)
-    celda.execution_count = None
-    for salida in celda.outputs:
+    celda.outputs, celda.execution_count = [], None
+    for salida in salidas:
+        previa = celda.outputs[-1] if celda.outputs else {}
+        if "name" in salida and previa.get("name") == salida.name:
+            previa.text += salida.text  # stdout (o stderr) en una: nb_merge_streams
+            continue
+        celda.outputs.append(salida)
         if "execution_count" in salida:
             salida.execution_count = None
         if "application/vnd.jupyter.widget-view+json" in salida.get("data", {}):
@@ -416,32 +395,16 @@ def comentario_de_apoyo(usados) -> str:
     return linea
 
 
-def juntar_flujos(salidas) -> list:
-    """Une los trozos seguidos de stdout (o de stderr), como ``nb_merge_streams``."""
-    juntas = []
-    for salida in salidas:
-        if juntas and "name" in salida and juntas[-1].get("name") == salida.name:
-            juntas[-1].text += salida.text
-        else:
-            juntas.append(salida)
-    return juntas
-
-
-def capitulos(env) -> list[str]:
-    return sorted(d for d in env.found_docs if str(env.doc2path(d)).endswith(".ipynb"))
-
-
 def escribir_cuadernos(app, exception) -> None:
     """build-finished, solo con ``html``: en ``singlehtml`` fallan los números."""
-    from jupyter_cache import get_cache
-
     if exception is not None or app.builder.name != "html":
         return
     cache = get_cache(str(Path(app.srcdir) / app.config.nb_execution_cache_path))
     carpeta = Path(app.outdir) / CARPETA
     carpeta.mkdir(exist_ok=True)
-    for docname in capitulos(app.env):
-        fuente = Path(app.env.doc2path(docname))
+    for docname in sorted(app.env.found_docs):
+        if (fuente := Path(app.env.doc2path(docname))).suffix != ".ipynb":
+            continue
         try:  # el notebook tal como lo ejecutó la construcción
             ejecutado = cache.merge_match_into_notebook(nbformat.read(fuente, 4))[1]
         except KeyError:
@@ -470,23 +433,21 @@ def urls_de_lanzamiento(nombre: str, repositorio: str, rama: str, rama_entorno: 
 
 def _botones(app, pagename, templatename, context, doctree) -> None:
     """html-page-context, después del tema: los botones abren el cuaderno."""
-    if pagename not in capitulos(app.env):
+    if (fuente := Path(app.env.doc2path(pagename))).suffix != ".ipynb":
         return
-    nombre = Path(app.env.doc2path(pagename)).name
+    nombre = fuente.name
     opciones = app.config.html_theme_options
     urls = urls_de_lanzamiento(
         nombre, opciones["repository_url"], app.config.cuadernos_rama,
         opciones.get("repository_branch", "main"), opciones.get("launch_buttons", {}),
     ) if opciones.get("repository_url") else {}
-    pendientes = list(context.get("header_buttons", []))
-    while pendientes:
-        boton = pendientes.pop()
-        pendientes += boton.get("buttons", [])
-        if boton.get("label") == "download-source-button":
-            boton["url"] = context["pathto"](f"{CARPETA}/{nombre}", 1)
-            boton["tooltip"] = "Descargar el cuaderno del capítulo"
-        elif boton.get("text") in urls:
-            boton["url"] = urls[boton["text"]]
+    for grupo in context.get("header_buttons", []):
+        for boton in [grupo, *grupo.get("buttons", [])]:  # un menú y sus botones
+            if boton.get("label") == "download-source-button":
+                boton["url"] = context["pathto"](f"{CARPETA}/{nombre}", 1)
+                boton["tooltip"] = "Descargar el cuaderno del capítulo"
+            elif boton.get("text") in urls:
+                boton["url"] = urls[boton["text"]]
 
 
 def setup(app):
