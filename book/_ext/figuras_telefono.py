@@ -82,19 +82,17 @@ def _visit_image(self, node) -> None:
     """Con versión para teléfono, en un ``<picture>``; si no, la de Sphinx."""
     if not (phone := node.get("telefono")):
         return type(self).visit_image(self, node)
-
-    def src(path: str) -> str:
-        name = self.builder.env.images[path][1]
-        self.builder.images[path] = name
-        return posixpath.join(self.builder.imgpath, quote(name))
-
-    source = {"media": PHONE_MEDIA, "srcset": src(phone), **node["rn_source"]}
+    # La versión para teléfono no es un nodo del doctree: Sphinx la copia si está aquí.
+    self.builder.images[phone] = self.builder.env.images[phone][1]
+    src = {path: posixpath.join(self.builder.imgpath, quote(self.builder.images[path]))
+           for path in (phone, node["uri"])}
+    source = {"media": PHONE_MEDIA, "srcset": src[phone], **node["rn_source"]}
     self.body += [
         self.starttag(nodes.Element(), "picture", "", **node.get("rn_picture", {})),
         self.emptytag(nodes.Element(), "source", "", **source),
     ]
     if "rn_img" in node:  # una figura de matplotlib: el <img> de figure_html
-        self.body += [self.emptytag(node, "img", "", src=src(node["uri"]),
+        self.body += [self.emptytag(node, "img", "", src=src[node["uri"]],
                                     alt=node["alt"], **node["rn_img"]), "</picture>\n"]
     else:  # un diagrama: el <img> de docutils
         type(self).visit_image(self, node)
