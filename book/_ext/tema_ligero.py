@@ -65,7 +65,6 @@ def bundle_members(path: Path) -> list[str]:
 
 def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
     """Un paquete por tramo, que ``_purge_styles`` llena con la hoja de myst-nb."""
-    from sphinx.builders.html._assets import _CascadingStyleSheet
 
     def bundled(css) -> bool:
         rel = str(css.filename).removeprefix("_static/")
@@ -84,7 +83,7 @@ def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
             now = hashlib.sha1(b"".join((static / n).read_bytes() for n in names
                                         if (static / n).exists())).hexdigest()
             (static / name).write_text(f"{head}\n/* {now[:12]} */\n", encoding="utf-8")
-            run = [_CascadingStyleSheet(f"_static/{name}", priority=run[0].priority)]
+            run = [type(run[0])(f"_static/{name}", priority=run[0].priority)]
         out += run
     context["css_files"] = out
 
