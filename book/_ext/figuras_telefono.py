@@ -74,7 +74,8 @@ def _figures(app, doctree) -> None:
             env.images.add_file(env.docname, phone)
             env.note_dependency(str(srcdir / phone))
             node["telefono"] = phone
-            size = get_image_size(srcdir / phone) or ()  # el de un diagrama
+            # Un diagrama: su <source> lleva el tamaño de su versión para teléfono.
+            size = get_image_size(srcdir / phone) or ()
             node.setdefault("rn_source", dict(zip(("width", "height"), map(str, size))))
 
 
@@ -103,7 +104,7 @@ def setup(app):
     from sphinx.writers.html5 import HTML5Translator
 
     app.connect("doctree-read", _figures, priority=400)
-    # depart_image no escribe nada (las imágenes no tienen hijos): la de Sphinx.
+    # _visit_image ya cierra el <picture>: depart_image, la de Sphinx (no escribe nada).
     app.add_node(nodes.image, override=True,
                  html=(_visit_image, HTML5Translator.depart_image))
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}
