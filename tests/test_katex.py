@@ -150,6 +150,18 @@ def test_no_math_javascript_and_katex_css_is_local(formulas):
             assert not katex_css, f"{docname}: sin fórmulas, pero pide {katex_css}"
 
 
+def test_pages_with_formulas_and_only_those_preload_katex_s_first_fonts(formulas):
+    """Las dos fuentes de casi toda fórmula se piden desde <head>
+    (book/_templates/layout.html): el texto no salta cuando llegan. Sin fórmulas, no."""
+    first = ["KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"]
+    assert any(formulas.values()) and not all(formulas.values())
+    for docname, expected in formulas.items():
+        links = _soup(docname).head.select('link[rel="preload"][as="font"]')
+        fonts = [link["href"].rsplit("/", 1)[-1] for link in links
+                 if "/vendor/katex/fonts/" in link["href"]]
+        assert fonts == (first if expected else []), (docname, fonts)
+
+
 def test_katex_fonts_are_vendored_woff2_only(built_site):
     css = (KATEX_DIR / "katex.min.css").read_text(encoding="utf-8")
     urls = re.findall(r"url\(([^)]+)\)", css)

@@ -215,7 +215,7 @@ def test_scripts_of_the_theme_and_extensions_get_defer_in_the_same_order():
         _script("https://example.invalid/externo.js"),
     ]
     context = {"script_files": scripts}
-    tema_ligero._defer_scripts(None, "intro", "page.html", context, None)
+    tema_ligero._scripts(None, "intro", "page.html", context, None)
     out = context["script_files"]
     assert [s.filename for s in out] == [s.filename for s in scripts]
     assert [s.priority for s in out] == [s.priority for s in scripts]

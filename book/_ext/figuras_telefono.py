@@ -47,71 +47,64 @@ def write_png(data_url: str, folder: Path, srcdir: Path) -> str:
     return "/" + posixpath.relpath(target.resolve(), srcdir.resolve())
 
 
-def _inline_figures(app, doctree) -> None:
+def _figures(app, doctree) -> None:
+    """Antes del recolector de imágenes de Sphinx (500), que las lleva a ``_images``:
+    las figuras en línea, como imágenes; los diagramas, con su tamaño; y cada imagen
+    con versión para teléfono, con ella."""
+    env, srcdir = app.env, Path(app.srcdir)
     # Junto a las imágenes de myst-nb: make las borra con el entorno de Sphinx.
     folder = Path(app.outdir).parent / "jupyter_execute" / "figuras"
-    srcdir = Path(app.srcdir)
     for raw in list(doctree.findall(nodes.raw)):
-        if raw.get("format") != "html" or not (tags := read_picture(raw.astext())):
-            continue
-        picture, source, img = (dict(attributes) for _, attributes in tags)
-        node = nodes.image(uri=write_png(img.pop("src"), folder, srcdir),
-                           alt=img.pop("alt", ""), classes=img.pop("class", "").split(),
-                           telefono=write_png(source.pop("srcset"), folder, srcdir)[1:],
-                           rn_picture=picture, rn_source=source, rn_img=img)
-        raw.parent.replace(raw, node)
-
-
-def _size_and_phone_images(app, doctree) -> None:
-    """Tras el recolector de Sphinx, que deja cada ``uri`` relativa al libro."""
-    env, srcdir = app.env, Path(app.srcdir)
+        if raw.get("format") == "html" and (tags := read_picture(raw.astext())):
+            picture, source, img = (dict(attributes) for _, attributes in tags)
+            raw.parent.replace(raw, nodes.image(
+                uri=write_png(img.pop("src"), folder, srcdir), alt=img.pop("alt", ""),
+                classes=img.pop("class", "").split(), rn_picture=picture,
+                telefono=write_png(source.pop("srcset"), folder, srcdir)[1:],
+                rn_source=source, rn_img=img))
     for node in doctree.findall(nodes.image):
-        uri = node["uri"]
+        uri = env.relfn2path(node["uri"], env.docname)[0]
         if uri.endswith(".svg") and "width" not in node and "height" not in node:
             if size := get_image_size(srcdir / uri):
                 node["width"], node["height"] = map(str, size)
             if not uri.endswith(EAGER_SVG):
                 node["loading"] = "lazy"
         phone = node.get("telefono") or uri.removesuffix(".svg") + "-telefono.svg"
-        if not (srcdir / phone).is_file():
-            continue
-        env.images.add_file(env.docname, phone)
-        env.note_dependency(str(srcdir / phone))
-        node["telefono"] = phone
-        size = get_image_size(srcdir / phone) or ()  # un diagrama: el de su versión
-        node.setdefault("rn_source", dict(zip(("width", "height"), map(str, size))))
+        if (srcdir / phone).is_file():
+            env.images.add_file(env.docname, phone)
+            env.note_dependency(str(srcdir / phone))
+            node["telefono"] = phone
+            # Un diagrama: su <source> lleva el tamaño de su versión para teléfono.
+            size = get_image_size(srcdir / phone) or ()
+            node.setdefault("rn_source", dict(zip(("width", "height"), map(str, size))))
 
 
 def _visit_image(self, node) -> None:
+    """Con versión para teléfono, en un ``<picture>``; si no, la de Sphinx."""
     if not (phone := node.get("telefono")):
         return type(self).visit_image(self, node)
-
-    def src(path: str) -> str:
-        name = self.builder.env.images[path][1]
-        self.builder.images[path] = name
-        return posixpath.join(self.builder.imgpath, quote(name))
-
-    source = {"media": PHONE_MEDIA, "srcset": src(phone), **node["rn_source"]}
+    # La versión para teléfono no es un nodo del doctree: Sphinx la copia si está aquí.
+    self.builder.images[phone] = self.builder.env.images[phone][1]
+    src = {path: posixpath.join(self.builder.imgpath, quote(self.builder.images[path]))
+           for path in (phone, node["uri"])}
+    source = {"media": PHONE_MEDIA, "srcset": src[phone], **node["rn_source"]}
     self.body += [
         self.starttag(nodes.Element(), "picture", "", **node.get("rn_picture", {})),
         self.emptytag(nodes.Element(), "source", "", **source),
     ]
-    if "rn_img" not in node:  # un diagrama: el <img> de docutils
-        return type(self).visit_image(self, node)
-    self.body += [self.emptytag(node, "img", "", src=src(node["uri"]),
-                                alt=node["alt"], **node["rn_img"]), "</picture>\n"]
-    raise nodes.SkipNode  # ya está entera, sin depart_image
-
-
-def _depart_image(self, node) -> None:
-    type(self).depart_image(self, node)
-    if node.get("telefono"):
+    if "rn_img" in node:  # una figura de matplotlib: el <img> de figure_html
+        self.body += [self.emptytag(node, "img", "", src=src[node["uri"]],
+                                    alt=node["alt"], **node["rn_img"]), "</picture>\n"]
+    else:  # un diagrama: el <img> de docutils
+        type(self).visit_image(self, node)
         self.body.append("</picture>")
 
 
 def setup(app):
-    # Las figuras en línea, antes del recolector de imágenes de Sphinx (500).
-    app.connect("doctree-read", _inline_figures, priority=400)
-    app.connect("doctree-read", _size_and_phone_images, priority=600)
-    app.add_node(nodes.image, override=True, html=(_visit_image, _depart_image))
+    from sphinx.writers.html5 import HTML5Translator
+
+    app.connect("doctree-read", _figures, priority=400)
+    # _visit_image ya cierra el <picture>: depart_image, la de Sphinx (no escribe nada).
+    app.add_node(nodes.image, override=True,
+                 html=(_visit_image, HTML5Translator.depart_image))
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

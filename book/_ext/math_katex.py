@@ -13,15 +13,11 @@ from __future__ import annotations
 import socket
 import time
 from subprocess import PIPE, Popen
-from typing import Any
 
 # Sin ``\char`` KaTeX parte «ó» en «o» y un acento (se vería «Atencioˊn»).
 WHOLE_LETTERS = {c: f'\\char"{ord(c):X}' for c in "áéíóúüñÁÉÍÓÚÜÑ"}
 # Una fórmula que KaTeX no entiende para la construcción; sin avisos de LaTeX.
 KATEX_OPTIONS = {"throwOnError": True, "strict": "ignore", "macros": WHOLE_LETTERS}
-# Las fuentes de casi toda fórmula, desde <head>: el texto no salta cuando llegan.
-FIRST_FONTS = ("KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2")
-PRELOAD = '\n<link rel="preload" href="{}" as="font" type="font/woff2" crossorigin />'
 
 
 def configure_katex(katex) -> None:
@@ -39,31 +35,27 @@ def start_server_process(cls, rundir, timeout):
     process = Popen(cls.build_command(socket=path), stdin=PIPE, stdout=PIPE, cwd=rundir)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if path.is_socket():
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.connect(str(path))
-                return process, sock
-            except ConnectionRefusedError:
-                sock.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(path))
+            return process, sock
+        except (FileNotFoundError, ConnectionRefusedError):  # aún no escucha
+            sock.close()
         time.sleep(0.005)
     process.kill()
     raise cls.timeout_error(timeout)
 
 
 def _katex_only_with_math(app, pagename, templatename, context, doctree) -> None:
-    """La hoja de KaTeX solo con fórmulas; en vez de katex-math.css, formulas.css."""
+    """La hoja de KaTeX solo con fórmulas (y sus fuentes: book/_templates/layout.html);
+    en vez de katex-math.css, formulas.css."""
     with_math = 'class="katex' in context.get("body", "")
     drop = ("katex-math.css",) + (() if with_math else (app.config.katex_css_path,))
     context["css_files"] = [css for css in context.get("css_files", ())
                             if not str(css.filename).endswith(drop)]
-    if with_math:
-        fonts = "_static/vendor/katex/fonts/"
-        context["metatags"] = context.get("metatags", "") + "".join(
-            PRELOAD.format(context["pathto"](fonts + font, 1)) for font in FIRST_FONTS)
 
 
-def setup(app) -> dict[str, Any]:
+def setup(app) -> dict:
     from sphinxcontrib import katex
 
     app.setup_extension("sphinxcontrib.katex")

@@ -16,7 +16,6 @@ import subprocess
 from fnmatch import fnmatch
 from itertools import groupby
 from pathlib import Path
-from typing import Any
 
 THEME_SHEET = "styles/pydata-sphinx-theme.css"
 PURGED = (THEME_SHEET, "basic.css", "styles/sphinx-book-theme.css",
@@ -66,7 +65,6 @@ def bundle_members(path: Path) -> list[str]:
 
 def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
     """Un paquete por tramo, que ``_purge_styles`` llena con la hoja de myst-nb."""
-    from sphinx.builders.html._assets import _CascadingStyleSheet
 
     def bundled(css) -> bool:
         rel = str(css.filename).removeprefix("_static/")
@@ -85,7 +83,7 @@ def _bundle_styles(app, pagename, templatename, context, doctree) -> None:
             now = hashlib.sha1(b"".join((static / n).read_bytes() for n in names
                                         if (static / n).exists())).hexdigest()
             (static / name).write_text(f"{head}\n/* {now[:12]} */\n", encoding="utf-8")
-            run = [_CascadingStyleSheet(f"_static/{name}", priority=run[0].priority)]
+            run = [type(run[0])(f"_static/{name}", priority=run[0].priority)]
         out += run
     context["css_files"] = out
 
@@ -111,20 +109,6 @@ def _purge_styles(app, exception) -> None:
                         encoding="utf-8")
 
 
-def _defer_scripts(app, pagename, templatename, context, doctree) -> None:
-    """``defer`` en cada script que no dice ya cómo cargarse ni debe ir antes."""
-    out = []
-    for script in context.get("script_files", []):
-        name = str(script.filename or "")
-        if (name and "://" not in name
-                and posixpath.basename(name.split("?")[0]) not in KEEP_SYNC
-                and not {"body", "async", "defer", "type"} & script.attributes.keys()):
-            script = type(script)(name, priority=script.priority,
-                                  **{**script.attributes, "defer": "defer"})
-        out.append(script)
-    context["script_files"] = out
-
-
 def externalize_widget_code(state: dict, page: str, outdir: Path) -> dict:
     """El estado con cada código y dato binario en un archivo por huella."""
 
@@ -139,33 +123,41 @@ def externalize_widget_code(state: dict, page: str, outdir: Path) -> dict:
     def walk(field: str, value):
         if isinstance(value, dict):
             return {key: walk(key, item) for key, item in value.items()}
-        if not isinstance(value, str) or not value or value.startswith(WIDGET_FILE):
-            return value
-        if field in CODE_FIELDS:
-            return to_file(value.encode("utf-8"), CODE_FIELDS[field])
-        if value.startswith(BINARY_URL):
-            return to_file(base64.b64decode(value[len(BINARY_URL):]), ".bin")
+        if isinstance(value, str) and value and not value.startswith(WIDGET_FILE):
+            if field in CODE_FIELDS:
+                return to_file(value.encode("utf-8"), CODE_FIELDS[field])
+            if value.startswith(BINARY_URL):
+                return to_file(base64.b64decode(value[len(BINARY_URL):]), ".bin")
         return value
 
     return walk("", state)
 
 
-def _widget_code_in_files(app, pagename, templatename, context, doctree) -> None:
-    scripts = context.get("script_files") or []
-    for i, script in enumerate(scripts):
-        attributes = script.attributes
-        if attributes.get("type") == WIDGET_STATE and attributes.get("body"):
-            state = externalize_widget_code(json.loads(attributes["body"]), pagename,
-                                            Path(app.outdir))
+def _scripts(app, pagename, templatename, context, doctree) -> None:
+    """``defer`` en cada script que no dice ya cómo cargarse ni debe ir antes; el
+    código de los widgets, fuera de su estado (``externalize_widget_code``)."""
+    out = []
+    for script in context.get("script_files", []):
+        name, attributes = str(script.filename or ""), script.attributes
+        if attributes.get("type") == WIDGET_STATE and (
+                state := json.loads(attributes.get("body") or "{}")):
+            state = externalize_widget_code(state, pagename, Path(app.outdir))
             body = json.dumps(state, ensure_ascii=False).replace("</", "<\\/")
-            scripts[i] = type(script)(script.filename, priority=script.priority,
-                                      **{**attributes, "body": body})
+            attributes = {**attributes, "body": body}
+        elif (name and "://" not in name
+                and posixpath.basename(name.split("?")[0]) not in KEEP_SYNC
+                and not {"body", "async", "defer", "type"} & attributes.keys()):
+            attributes = {**attributes, "defer": "defer"}
+        if attributes is not script.attributes:
+            script = type(script)(script.filename, priority=script.priority,
+                                  **attributes)
+        out.append(script)
+    context["script_files"] = out
 
 
-def setup(app) -> dict[str, Any]:
-    # Después de myst-nb (500), que pone el estado de los widgets y copia su hoja.
-    app.connect("html-page-context", _widget_code_in_files, priority=600)
+def setup(app) -> dict:
     app.connect("html-page-context", _bundle_styles, priority=970)
-    app.connect("html-page-context", _defer_scripts, priority=990)
+    # Después de myst-nb (500), que pone el estado de los widgets y copia su hoja.
+    app.connect("html-page-context", _scripts, priority=990)
     app.connect("build-finished", _purge_styles, priority=950)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
