@@ -22,7 +22,7 @@ OUT = ROOT / "_build" / "pdf"
 SINGLE = OUT / "singlehtml"
 PDF = OUT / "residual-y-layernorm.pdf"
 
-# El número de página de cada capítulo en el índice de la portada (tools/pdf_sphinx.py).
+# El número de página de cada capítulo en el índice de la portada (layout.html).
 SET_PAGES = """(pages) => document.querySelectorAll(".rn-indice-pdf a").forEach((a) => {
   a.dataset.pagina = pages[a.getAttribute("href").replace("#document-", "")] || "";
 })"""

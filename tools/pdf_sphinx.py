@@ -50,23 +50,13 @@ def _one_page(app, pagename, templatename, context, doctree) -> None:
         return
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    states = []
-    for docname in sorted(app.env.found_docs):
-        for _, kwargs in NbMetadataCollector.get_js_files(app.env, docname).values():
-            if kwargs.get("type") == STATE:
-                states.append(json.loads(kwargs["body"]))
+    states = [json.loads(attrs["body"]) for doc in sorted(app.env.found_docs)
+              for _, attrs in NbMetadataCollector.get_js_files(app.env, doc).values()
+              if attrs.get("type") == STATE]
     body = json.dumps(merged_widget_state(states), ensure_ascii=False)
     app.add_js_file(None, type=STATE, body=body.replace("</", "<\\/"))
     for uri, kwargs in app.config.nb_ipywidgets_js.items():
         app.add_js_file(uri, **kwargs)
-
-
-def _html_handlers_in_one_page(app) -> None:
-    """Sphinx usa los visitantes del formato (``html``) solo si el constructor no tiene
-    ninguno, y sphinx-exercise registra los suyos para ``singlehtml``."""
-    single = app.registry.translation_handlers.setdefault(SINGLE, {})
-    for name, pair in app.registry.translation_handlers.get("html", {}).items():
-        single.setdefault(name, pair)
 
 
 def setup(app) -> dict:
@@ -74,7 +64,11 @@ def setup(app) -> dict:
     # aparece o desaparece, Sphinx vuelve a escribir las páginas, sin releerlas.
     if (Path(app.srcdir) / PDF).is_file():
         app.tags.add("pdf")
-    app.connect("builder-inited", _html_handlers_in_one_page)
+    # Sphinx usa los visitantes del formato (``html``) solo si el constructor no tiene
+    # ninguno, y sphinx-exercise registra para ``singlehtml`` los suyos (los mismos que
+    # para ``html``): sin ellos, la página única usa todos los de ``html``.
+    app.connect("builder-inited",
+                lambda app: app.registry.translation_handlers.pop(SINGLE, None))
     app.connect("doctree-resolved", anchor_only)
     app.connect("html-page-context", _one_page)
     app.connect("build-finished", _copy_pdf)
