@@ -1,12 +1,6 @@
-"""El PDF del curso en Sphinx: la página única que imprime ``tools/pdf.py`` y el enlace.
-
-La página única (``singlehtml``) empieza con la portada y el índice del PDF
-(``book/_templates/layout.html``); myst-nb solo le pone el estado de los widgets de la
-portada: aquí se juntan los de todos. Las referencias a otro capítulo salen con dos
-anclas (``#document-x#y``, sphinx-doc/sphinx#14221): se deja la última. La portada del
-sitio (``book/intro.md``) enlaza el PDF solo si existe (la etiqueta ``pdf`` de su
-``only``; entonces se copia a su raíz): nunca un enlace roto.
-"""
+"""El PDF del curso en Sphinx: la página única (``singlehtml``) que imprime
+``tools/pdf.py``, con su portada e índice (``book/_templates/layout.html``), y el enlace
+de la portada del sitio (``book/intro.md``), solo si el PDF existe: nunca uno roto."""
 
 from __future__ import annotations
 
@@ -23,6 +17,7 @@ STATE = "application/vnd.jupyter.widget-state+json"
 
 
 def _copy_pdf(app, exception) -> None:
+    """El PDF, en la raíz del sitio; si ya no existe, el sitio tampoco lo sirve."""
     source, target = Path(app.srcdir) / PDF, Path(app.outdir) / PDF.name
     if exception is None and app.builder.name == "html":
         target.unlink(missing_ok=True)
@@ -31,7 +26,8 @@ def _copy_pdf(app, exception) -> None:
 
 
 def anchor_only(app, doctree, docname) -> None:
-    """En la página única, una referencia a otro capítulo es solo su ancla."""
+    """En la página única, una referencia a otro capítulo es solo su ancla: sale con
+    dos (``#document-x#y``, sphinx-doc/sphinx#14221) y Chromium no la enlaza."""
     for ref in doctree.findall(nodes.reference):
         uri = ref.get("refuri", "")
         if uri.startswith("#") and "#" in uri[1:]:
@@ -45,7 +41,8 @@ def merged_widget_state(states: list[dict]) -> dict:
 
 
 def _one_page(app, pagename, templatename, context, doctree) -> None:
-    """Los widgets de todos los capítulos en la página única."""
+    """Los widgets de todos los capítulos en la página única (myst-nb solo le pone el
+    estado de los de la portada)."""
     if app.builder.name != SINGLE or pagename != app.config.root_doc:
         return
     from myst_nb.sphinx_ import NbMetadataCollector

@@ -84,8 +84,7 @@
       });
       function part(title, suffix, nodes) {
         if (!nodes.length) return;
-        section.append(el("h" + (level + 2), { id: id + suffix }, [title]));
-        section.append.apply(section, nodes);
+        section.append(el("h" + (level + 2), { id: id + suffix }, [title]), ...nodes);
       }
       part("Autoevaluación", "-autoevaluacion", selfCheck(root, steps));
       part("Preguntas de práctica", "-preguntas", quizAnswers(root));
