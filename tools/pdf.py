@@ -28,8 +28,8 @@ SET_PAGES = """(pages) => document.querySelectorAll(".rn-indice-pdf a").forEach(
 })"""
 
 # Antes de imprimir: las imágenes diferidas se piden ya, y el evento del navegador al
-# imprimir («beforeprint») dibuja los widgets. Después, cada page.pdf lanza él mismo
-# «beforeprint» (reúne las soluciones) y «afterprint» (las devuelve a su sitio).
+# imprimir («beforeprint») dibuja los widgets y reúne las soluciones. Cada page.pdf lo
+# lanza él mismo, y después «afterprint» (las soluciones vuelven a su sitio).
 PREPARE = """() => {
   document.querySelectorAll("img").forEach((img) => { img.loading = "eager"; });
   window.dispatchEvent(new Event("beforeprint"));
