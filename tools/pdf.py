@@ -2,9 +2,10 @@
 
 Sphinx escribe el libro en una sola página (``singlehtml``, ``tools/pdf_sphinx.py``) y
 el Chromium de las pruebas la imprime con la hoja del sitio (``impresion.css`` y
-``impresion.js``). Chromium pone el número al pie y los marcadores, pero no la página
-de cada capítulo en el índice (no tiene ``target-counter()``): se imprime con las de
-la impresión anterior, leídas de los destinos del PDF, hasta que coinciden.
+``impresion.js``; el número al pie, de su ``@page``). Chromium pone los marcadores,
+pero no la página de cada capítulo en el índice (no tiene ``target-counter()``): se
+imprime con las de la impresión anterior, leídas de los destinos del PDF, hasta que
+coinciden.
 """
 
 from __future__ import annotations
@@ -20,16 +21,15 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "_build" / "pdf"
 SINGLE = OUT / "singlehtml"
 PDF = OUT / "residual-y-layernorm.pdf"
-FOOTER = ('<div style="width:100%;text-align:center;font:8pt sans-serif;color:#444">'
-          '<span class="pageNumber"></span></div>')  # el pie no ve las hojas
 
-# El número de página de cada capítulo en el índice de la portada (tools/pdf_sphinx.py).
+# El número de página de cada capítulo en el índice de la portada (layout.html).
 SET_PAGES = """(pages) => document.querySelectorAll(".rn-indice-pdf a").forEach((a) => {
   a.dataset.pagina = pages[a.getAttribute("href").replace("#document-", "")] || "";
 })"""
 
 # Antes de imprimir: las imágenes diferidas se piden ya, y el evento del navegador al
-# imprimir («beforeprint») dibuja los widgets y reúne las soluciones.
+# imprimir («beforeprint») dibuja los widgets y reúne las soluciones. Cada page.pdf lo
+# lanza él mismo, y después «afterprint» (las soluciones vuelven a su sitio).
 PREPARE = """() => {
   document.querySelectorAll("img").forEach((img) => { img.loading = "eager"; });
   window.dispatchEvent(new Event("beforeprint"));
@@ -80,10 +80,7 @@ def render_pdf(page) -> bytes:
     pages = chapter_pages(PDF.read_bytes()) if PDF.is_file() else {}
     for _ in range(6):
         page.evaluate(SET_PAGES, pages)
-        page.evaluate(PREPARE)
-        pdf = page.pdf(format="A4", print_background=True, display_header_footer=True,
-                       header_template="<span></span>", footer_template=FOOTER,
-                       outline=True, tagged=True)
+        pdf = page.pdf(format="A4", print_background=True, outline=True, tagged=True)
         if (found := chapter_pages(pdf)) == pages:
             return pdf
         pages = found
@@ -103,7 +100,6 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1000, "height": 1400})
         page.goto(f"{url}/{Path(ROOT_DOC).name}.html", timeout=120_000)
         PDF.write_bytes(render_pdf(page))
-        browser.close()
     print(f"PDF del curso: {PDF.relative_to(ROOT)} ({PDF.stat().st_size // 1000} KB)")
 
 

@@ -1,11 +1,6 @@
-"""El PDF del curso en Sphinx: la página única que imprime ``tools/pdf.py`` y el enlace.
-
-La página única (``singlehtml``) empieza con la portada y el índice del PDF; myst-nb
-solo le pone el estado de los widgets de la portada: aquí se juntan los de todos. Las
-referencias a otro capítulo salen con dos anclas (``#document-x#y``,
-sphinx-doc/sphinx#14221): se deja la última. La portada del sitio (``book/intro.md``)
-enlaza el PDF solo si existe (entonces se copia a su raíz): nunca un enlace roto.
-"""
+"""El PDF del curso en Sphinx: la página única (``singlehtml``) que imprime
+``tools/pdf.py``, con su portada e índice (``book/_templates/layout.html``), y el enlace
+de la portada del sitio (``book/intro.md``), solo si el PDF existe: nunca uno roto."""
 
 from __future__ import annotations
 
@@ -19,26 +14,10 @@ PDF = Path("_build/pdf/residual-y-layernorm.pdf")
 ROOT_DOC = "book/intro"
 SINGLE = "singlehtml"
 STATE = "application/vnd.jupyter.widget-state+json"
-TOC = """<nav class="rn-indice-pdf" aria-label="Índice">
-<p class="rn-titulo-pdf">{}</p><p class="rn-subtitulo-pdf">Paso 7 del curso de
-Transformers</p><h2>Índice</h2>{}</nav>"""
-
-
-def _cover_link(app, doctree) -> None:
-    """El enlace de la portada, solo en el sitio y si el PDF existe."""
-    if app.env.docname != ROOT_DOC:
-        return
-    if exists := (Path(app.srcdir) / PDF).is_file():
-        app.env.note_dependency(PDF)  # se relee si el PDF cambia o desaparece
-    else:
-        app.env.note_reread()  # hasta que aparezca
-    if app.builder.name == SINGLE or not exists:
-        for node in list(doctree.findall(nodes.raw)):
-            if "rn-enlace-pdf" in node.astext():
-                node.parent.remove(node)
 
 
 def _copy_pdf(app, exception) -> None:
+    """El PDF, en la raíz del sitio; si ya no existe, el sitio tampoco lo sirve."""
     source, target = Path(app.srcdir) / PDF, Path(app.outdir) / PDF.name
     if exception is None and app.builder.name == "html":
         target.unlink(missing_ok=True)
@@ -47,7 +26,8 @@ def _copy_pdf(app, exception) -> None:
 
 
 def anchor_only(app, doctree, docname) -> None:
-    """En la página única, una referencia a otro capítulo es solo su ancla."""
+    """En la página única, una referencia a otro capítulo es solo su ancla: sale con
+    dos (``#document-x#y``, sphinx-doc/sphinx#14221) y Chromium no la enlaza."""
     for ref in doctree.findall(nodes.reference):
         uri = ref.get("refuri", "")
         if uri.startswith("#") and "#" in uri[1:]:
@@ -61,37 +41,32 @@ def merged_widget_state(states: list[dict]) -> dict:
 
 
 def _one_page(app, pagename, templatename, context, doctree) -> None:
-    """La portada y el índice del PDF (``toc``, el de Sphinx), y todos los widgets."""
+    """Los widgets de todos los capítulos en la página única (myst-nb solo le pone el
+    estado de los de la portada)."""
     if app.builder.name != SINGLE or pagename != app.config.root_doc:
         return
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    toc = TOC.format(app.config.html_title, context["toc"])
-    context["body"] = toc + context["body"]
-    states = []
-    for docname in sorted(app.env.found_docs):
-        for _, kwargs in NbMetadataCollector.get_js_files(app.env, docname).values():
-            if kwargs.get("type") == STATE:
-                states.append(json.loads(kwargs["body"]))
+    states = [json.loads(attrs["body"]) for doc in sorted(app.env.found_docs)
+              for _, attrs in NbMetadataCollector.get_js_files(app.env, doc).values()
+              if attrs.get("type") == STATE]
     body = json.dumps(merged_widget_state(states), ensure_ascii=False)
     app.add_js_file(None, type=STATE, body=body.replace("</", "<\\/"))
     for uri, kwargs in app.config.nb_ipywidgets_js.items():
         app.add_js_file(uri, **kwargs)
 
 
-def _html_handlers_in_one_page(app) -> None:
-    """Sphinx usa los visitantes del formato (``html``) solo si el constructor no tiene
-    ninguno, y sphinx-exercise registra los suyos para ``singlehtml``."""
-    single = app.registry.translation_handlers.setdefault(SINGLE, {})
-    for name, pair in app.registry.translation_handlers.get("html", {}).items():
-        single.setdefault(name, pair)
-
-
 def setup(app) -> dict:
-    app.connect("builder-inited", _html_handlers_in_one_page)
-    app.connect("doctree-read", _cover_link, priority=100)
+    # Las etiquetas cuentan en la huella de la construcción (.buildinfo): cuando el PDF
+    # aparece o desaparece, Sphinx vuelve a escribir las páginas, sin releerlas.
+    if (Path(app.srcdir) / PDF).is_file():
+        app.tags.add("pdf")
+    # Sphinx usa los visitantes del formato (``html``) solo si el constructor no tiene
+    # ninguno, y sphinx-exercise registra para ``singlehtml`` los suyos (los mismos que
+    # para ``html``): sin ellos, la página única usa todos los de ``html``.
+    app.connect("builder-inited",
+                lambda app: app.registry.translation_handlers.pop(SINGLE, None))
     app.connect("doctree-resolved", anchor_only)
     app.connect("html-page-context", _one_page)
     app.connect("build-finished", _copy_pdf)
-    # env_version: los entornos de antes guardaban la portada de otra manera.
-    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

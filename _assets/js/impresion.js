@@ -17,10 +17,9 @@
   // «Práctica n» y sus respuestas, de los modelos de los widgets (el estado de la
   // página; la caja de cada widget va justo antes de su vista: widgets-estaticos.js).
   function quizAnswers(root) {
-    var blocks = [];
-    var areas = root.querySelectorAll('[data-rn-widget="Quiz"]');
+    var areas = Array.from(root.querySelectorAll('[data-rn-widget="Quiz"]'));
     var state = areas.length && JSON.parse(document.querySelector(STATE).textContent);
-    areas.forEach(function (area, i) {
+    return areas.flatMap(function (area, i) {
       var model = state.state[JSON.parse(area.nextElementSibling.textContent).model_id];
       // La solución resuelta de un cálculo; la opción correcta y su porqué, si no.
       var answers = model.state.questions.map(function (q) {
@@ -29,10 +28,9 @@
           : q.solution]);
       });
       var title = el("strong", {}, ["Práctica " + (i + 1)]);
-      blocks.push(el("p", { className: "rn-respuestas-titulo" }, [title]),
-        el("ol", { className: "rn-respuestas-preguntas" }, answers));
+      return [el("p", { className: "rn-respuestas-titulo" }, [title]),
+        el("ol", { className: "rn-respuestas-preguntas" }, answers)];
     });
-    return blocks;
   }
 
   // Los desplegables de sphinx-design: una pista se imprime abierta en su sitio; una
@@ -86,8 +84,7 @@
       });
       function part(title, suffix, nodes) {
         if (!nodes.length) return;
-        section.append(el("h" + (level + 2), { id: id + suffix }, [title]));
-        section.append.apply(section, nodes);
+        section.append(el("h" + (level + 2), { id: id + suffix }, [title]), ...nodes);
       }
       part("Autoevaluación", "-autoevaluacion", selfCheck(root, steps));
       part("Preguntas de práctica", "-preguntas", quizAnswers(root));
