@@ -15,7 +15,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import sphinx.search
 from docutils import nodes
 from sphinx.errors import ExtensionError
 from sphinx.search.es import SearchSpanish
@@ -94,19 +93,6 @@ def strip_accents(text: str) -> str:
 
 
 _UNSTEMMED = "\ue000"  # marca interna: «indexa esta palabra tal cual, sin raíz»
-_JS_STEMMER = """
-/* curso_sitio: la raíz se compara sin tildes, igual que en el índice. Sin tilde,
-   «-cion» no es el sufijo «-ción» de Snowball: se le devuelve antes de la raíz. */
-var SpanishStemmerNoAccents = function () {
-  var base = new SpanishStemmer();
-  this.stemWord = function (word) {
-    var accented = word.replace(/([cs])ion$/, "$1ión");
-    return base.stemWord(accented).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
-      .normalize("NFC");
-  };
-};
-Stemmer = SpanishStemmerNoAccents;
-"""
 #: Cada letra griega del curso por su nombre (y la grafía de PyTorch, ``alpha``).
 GREEK_NAMES = {
     "α": "alfa alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "épsilon",
@@ -115,20 +101,14 @@ GREEK_NAMES = {
 
 
 class SpanishSearch(SearchSpanish):
-    """Buscador español que encuentra «normalización» también escrita sin tilde.
+    """Buscador español que encuentra «geometría» también escrita sin tilde.
 
-    Sin tildes, las raíces de Python (snowballstemmer 3) y del JavaScript de Sphinx
-    (Snowball 2.1) difieren (``normalizacion``): el índice guarda la raíz sin tildes y,
-    de cada palabra con tilde, la palabra entera sin tildes, que la búsqueda parcial
-    de Sphinx encuentra. Una letra griega suelta se indexa también por su nombre.
+    Snowball quita las tildes de la raíz, pero sin tilde la palabra a veces da otra
+    raíz (``geometría → geometr``, ``geometria → geometri``; igual en Python y en el
+    JavaScript de Sphinx): de cada palabra con tilde se indexa además la palabra
+    entera sin tildes, que la búsqueda parcial de Sphinx encuentra. Una letra
+    griega suelta se indexa también por su nombre.
     """
-
-    js_stemmer_rawcode = ""  # todo el JavaScript va en js_stemmer_code
-    js_stemmer_code = "\n".join([
-        *(Path(sphinx.search.__file__).with_name("minified-js")
-          .joinpath(f"{name}-stemmer.js").read_text("utf-8")
-          for name in ("base", "spanish")),
-        _JS_STEMMER])
 
     def split(self, input: str) -> list[str]:  # noqa: A002 - firma de la clase base
         words = super().split(input)
@@ -140,7 +120,7 @@ class SpanishSearch(SearchSpanish):
     def stem(self, word: str) -> str:
         if word.startswith(_UNSTEMMED):
             return word[1:].lower()
-        return strip_accents(super().stem(word))
+        return super().stem(word)
 
 
 # Las fuentes de «Font Awesome» del tema, recortadas (_static/iconos/, con su hoja
