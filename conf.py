@@ -142,7 +142,12 @@ html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css
                   "css/impresion.css", ("basic.css", {"priority": 100}),
                   ("styles/pydata-sphinx-theme.css", {"priority": 100}),
                   ("css/formulas.css", {"priority": 501}),
-                  ("css/reserva.css", {"priority": 900})]
+                  ("css/reserva.css", {"priority": 900}),
+                  ("iconos/iconos.css", {"priority": 500})]  # book/_ext/curso_sitio.py
+# Los scripts propios de todas las páginas, con defer; los de una sola, en su extensión.
+html_js_files = [("js/navegacion.js", {"defer": "defer", "priority": 600}),
+                 ("js/interfaz-es.js", {"defer": "defer", "priority": 900}),
+                 ("js/codigo-en-vivo.js", {"defer": "defer", "priority": 900})]
 html_show_sourcelink = True
 # El botón de descarga enlaza la fuente tal cual (notebooks/x.ipynb, no x.ipynb.txt).
 html_sourcelink_suffix = ""

@@ -971,6 +971,10 @@ RESIDUAL_CHAPTER = "notebooks/02_conexion_residual.html"
         ("normalización", CHAPTER),
         ("normalizacion", CHAPTER),
         ("Normalización", CHAPTER),
+        # Sin tilde, otra raíz (geometri, no geometr): la encuentra la palabra entera
+        # sin tildes que indexa curso_sitio.SpanishSearch.
+        ("geometría", CHAPTER),
+        ("geometria", CHAPTER),
         ("residual", RESIDUAL_CHAPTER),
         ("residuales", RESIDUAL_CHAPTER),
     ],

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import unicodedata
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import sphinx.search
 from docutils import nodes
+from sphinx.errors import ExtensionError
 from sphinx.search.es import SearchSpanish
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.writers.html5 import HTML5Translator
@@ -91,19 +93,6 @@ def strip_accents(text: str) -> str:
 
 
 _UNSTEMMED = "\ue000"  # marca interna: «indexa esta palabra tal cual, sin raíz»
-_JS_STEMMER = """
-/* curso_sitio: la raíz se compara sin tildes, igual que en el índice. Sin tilde,
-   «-cion» no es el sufijo «-ción» de Snowball: se le devuelve antes de la raíz. */
-var SpanishStemmerNoAccents = function () {
-  var base = new SpanishStemmer();
-  this.stemWord = function (word) {
-    var accented = word.replace(/([cs])ion$/, "$1ión");
-    return base.stemWord(accented).normalize("NFD").replace(/[\\u0301\\u0308]/g, "")
-      .normalize("NFC");
-  };
-};
-Stemmer = SpanishStemmerNoAccents;
-"""
 #: Cada letra griega del curso por su nombre (y la grafía de PyTorch, ``alpha``).
 GREEK_NAMES = {
     "α": "alfa alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "épsilon",
@@ -112,22 +101,14 @@ GREEK_NAMES = {
 
 
 class SpanishSearch(SearchSpanish):
-    """Buscador español que encuentra «normalización» también escrita sin tilde.
+    """Buscador español que encuentra «geometría» también escrita sin tilde.
 
-    Sin tildes, las raíces de Python (snowballstemmer 3) y del JavaScript de Sphinx
-    (Snowball 2.1) difieren (``normalizacion``): el índice guarda la raíz sin tildes y,
-    de cada palabra con tilde, la palabra entera sin tildes, que la búsqueda parcial
-    de Sphinx encuentra. Una letra griega suelta se indexa también por su nombre.
+    Snowball quita las tildes de la raíz, pero sin tilde la palabra a veces da otra
+    raíz (``geometría → geometr``, ``geometria → geometri``; igual en Python y en el
+    JavaScript de Sphinx): de cada palabra con tilde se indexa además la palabra
+    entera sin tildes, que la búsqueda parcial de Sphinx encuentra. Una letra
+    griega suelta se indexa también por su nombre.
     """
-
-    js_stemmer_rawcode = ""  # todo el JavaScript va en js_stemmer_code
-
-    @property
-    def js_stemmer_code(self) -> str:  # type: ignore[override]
-        folder = Path(sphinx.search.__file__).parent / "minified-js"
-        names = ("base", "spanish")
-        code = [(folder / f"{n}-stemmer.js").read_text("utf-8") for n in names]
-        return "\n".join([*code, _JS_STEMMER])
 
     def split(self, input: str) -> list[str]:  # noqa: A002 - firma de la clase base
         words = super().split(input)
@@ -139,7 +120,7 @@ class SpanishSearch(SearchSpanish):
     def stem(self, word: str) -> str:
         if word.startswith(_UNSTEMMED):
             return word[1:].lower()
-        return strip_accents(super().stem(word))
+        return super().stem(word)
 
 
 # Las fuentes de «Font Awesome» del tema, recortadas (_static/iconos/, con su hoja
@@ -189,10 +170,6 @@ def theme_font(webfonts: Path, name: str) -> Path:
     for suffix in (".ttf", ".woff2", ".woff"):
         if (webfonts / f"{name}{suffix}").exists():
             return webfonts / f"{name}{suffix}"
-    from importlib.metadata import version
-
-    from sphinx.errors import ExtensionError
-
     raise ExtensionError(
         f"pydata-sphinx-theme {version('pydata-sphinx-theme')} no trae la fuente de "
         f"iconos {name} (.ttf, .woff2 ni .woff) en {webfonts}. Si subiste el tema, "
@@ -211,19 +188,6 @@ def _write_icon_fonts(app, exception) -> None:
             _subset_font(theme_font(webfonts, name), target, codepoints)
 
 
-def _search_summaries(app, pagename, templatename, context, doctree) -> None:
-    """Resúmenes legibles en la página de búsqueda (``_assets/js/busqueda.js``)."""
-    if pagename == "search":
-        app.add_js_file("js/busqueda.js", priority=950)
-
-
-# Páginas sin documento fuente: las que Sphinx genera y la redirección a la portada.
-GENERATED = {
-    "genindex": "Índice alfabético de los términos del curso «Residual y LayerNorm»: "
-    "conexión residual, normalización de capa, γ y β, Post-LN y Pre-LN.",
-    "search": "Busca en el curso «Residual y LayerNorm» (Paso 7 del curso de "
-    "Transformers), con o sin tildes.",
-}
 _NOT_PROSE = (nodes.Admonition, nodes.container, nodes.table, nodes.list_item,
               nodes.footnote, nodes.citation, nodes.definition_list)
 
@@ -254,15 +218,12 @@ def page_description(doctree) -> str:
 
 
 def _add_description(app, pagename, templatename, context, doctree) -> None:
+    """La escriben layout.html y redireccion.html; las páginas que genera Sphinx
+    (búsqueda, índice) la traen en su plantilla."""
     if pagename == "index" and doctree is None:  # book/_templates/redireccion.html
         doctree = app.env.get_doctree(app.config.root_doc)
-    text = page_description(doctree) if doctree else GENERATED.get(pagename)
-    if text:
-        from html import escape
-
-        context["descripcion"] = text
-        tag = f'<meta name="description" content="{escape(text)}" />\n'
-        context["metatags"] = context.get("metatags", "") + tag
+    if doctree:
+        context["descripcion"] = page_description(doctree)
 
 
 def group_index_letters(entries: list) -> list:
@@ -329,27 +290,19 @@ def _renumber_unnumbered_figures(app, env) -> list[str]:
 
 
 def setup(app) -> dict[str, Any]:
-    import logging
-
-    from sphinx.search import languages
-
     # accessible-pygments llama a logging.basicConfig(level=INFO) al importarse: sin
     # esto, cada recorte de fuentes (aquí y en math_katex) escribe cientos de líneas.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
-    languages["es"] = SpanishSearch
+    app.add_search_language(SpanishSearch)
     app.add_config_value("resnorm_site_version", SITE_VERSION, "html")
     app.add_config_value("curso_prefijo_figuras", {}, "env")
     # Después de que Sphinx numere (su colector escucha con prioridad 500).
     app.connect("env-get-updated", _renumber_unnumbered_figures, priority=900)
     app.connect("config-inited", _config_inited)
-    app.add_css_file(f"{ICONS_DIR}/iconos.css")
-    app.add_js_file("js/interfaz-es.js", loading_method="defer", priority=900)
-    app.add_js_file("js/codigo-en-vivo.js", loading_method="defer", priority=900)
     app.add_post_transform(UnlinkSolutionTitles)
     app.add_node(nodes.citation, override=True,
                  html=(visit_citation, HTML5Translator.depart_citation))
     app.connect("html-page-context", _thebe_script, priority=900)
-    app.connect("html-page-context", _search_summaries, priority=910)
     app.connect("html-page-context", _add_description, priority=920)
     app.connect("html-page-context", _group_genindex, priority=920)
     # Después de PurgeCSS (tema_ligero, prioridad 950): lee las hojas recortadas.

@@ -10,10 +10,9 @@ sin catálogo el resumen de las celdas plegadas: ``visit_hidden_cell`` lo reempl
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+from curso_sitio import LOCALE_DIR
 
 
 def _register_catalogs(app) -> None:
