@@ -4,7 +4,7 @@
 un almacén en memoria si el navegador bloquea ``localStorage``; como archivo síncrono
 retrasaría el primer dibujo. Cada construcción vuelve a leer los documentos con
 entradas de índice: en una incremental, Sphinx las perdía del índice de búsqueda
-(Sphinx #12599). Y los scripts de las figuras ampliadas y del foco del teclado.
+(Sphinx #12599). Y el script de las figuras ampliadas.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def _add_safe_storage(app, pagename, templatename, context, doctree) -> None:
 
 def _add_figure_zoom(app, pagename, templatename, context, doctree) -> None:
     if doctree is not None and doctree.next_node(nodes.figure) is not None:
-        app.add_js_file("js/figura-ampliada.js", loading_method="defer", priority=600)
+        app.add_js_file("js/figura-ampliada.js", type="module", loading_method="defer",
+                        priority=600)
 
 
 def _reread_index_entries(app, env, added, changed, removed) -> list[str]:
@@ -48,6 +49,5 @@ def setup(app):
     # Antes que las demás extensiones que añaden a metatags: el almacén va primero.
     app.connect("html-page-context", _add_safe_storage, priority=100)
     app.connect("html-page-context", _add_figure_zoom)
-    app.add_js_file("js/navegacion.js", loading_method="defer", priority=600)
     app.connect("env-get-outdated", _reread_index_entries)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

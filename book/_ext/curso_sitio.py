@@ -214,7 +214,8 @@ def _write_icon_fonts(app, exception) -> None:
 def _search_summaries(app, pagename, templatename, context, doctree) -> None:
     """Resúmenes legibles en la página de búsqueda (``_assets/js/busqueda.js``)."""
     if pagename == "search":
-        app.add_js_file("js/busqueda.js", priority=950)
+        app.add_js_file("js/busqueda.js", type="module", loading_method="defer",
+                        priority=950)
 
 
 # Páginas sin documento fuente: las que Sphinx genera y la redirección a la portada.
@@ -343,8 +344,10 @@ def setup(app) -> dict[str, Any]:
     app.connect("env-get-updated", _renumber_unnumbered_figures, priority=900)
     app.connect("config-inited", _config_inited)
     app.add_css_file(f"{ICONS_DIR}/iconos.css")
-    app.add_js_file("js/interfaz-es.js", loading_method="defer", priority=900)
-    app.add_js_file("js/codigo-en-vivo.js", loading_method="defer", priority=900)
+    app.add_js_file("js/interfaz-es.js", type="module", loading_method="defer",
+                    priority=900)
+    app.add_js_file("js/codigo-en-vivo.js", type="module", loading_method="defer",
+                    priority=900)
     app.add_post_transform(UnlinkSolutionTitles)
     app.add_node(nodes.citation, override=True,
                  html=(visit_citation, HTML5Translator.depart_citation))
