@@ -13,8 +13,7 @@ window.addEventListener("load", () => {
 // sphinx-book-theme quita el foco (blur) a sus botones de la cabecera al pulsarlos:
 // al cerrarse el cuadro que abren (Esc, un toque fuera) el navegador no tenía a qué
 // devolver el foco y caía en <body>. Sin ese blur, lo devuelve al botón.
-const TOGGLES = ".primary-toggle, .secondary-toggle, .search-button, " +
-  ".theme-switch-button";
+const TOGGLES = ".primary-toggle, .secondary-toggle"; // los únicos con blur
 for (const button of document.querySelectorAll(TOGGLES)) button.blur = () => {};
 
 // Un enlace dentro de un cuadro (el índice de la página en un teléfono) lo cierra:
