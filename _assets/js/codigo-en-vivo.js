@@ -6,15 +6,13 @@
 // responde y, si no, dice por qué y qué hacer. THEBE_JS_URL y CURSO_BINDER_URL los
 // escribe book/_ext/curso_sitio.py.
 
-const READY = "Núcleo listo: ejecuta las celdas en orden, de arriba abajo.";
 const STATUS = {
   building: "Binder está preparando el entorno del curso (la primera vez, varios " +
     "minutos)…",
   built: "Entorno listo; arrancando el núcleo de Python…",
   launching: "Arrancando el núcleo de Python…",
   "server-ready": "Servidor listo; abriendo una sesión…",
-  "session-ready": READY,
-  ready: READY,
+  ready: "Núcleo listo: ejecuta las celdas en orden, de arriba abajo.",
   idle: "Núcleo listo.",
   busy: "Ejecutando…",
 };
