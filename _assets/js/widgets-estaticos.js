@@ -63,8 +63,6 @@
     // Con su hoja ya puesta: el widget no se ve un momento sin estilo.
     const [widget] = await Promise.all([loadModule(model.get("_esm")),
       addStyle(model.get("_css"))]);
-    if (!model.initialized) widget.initialize?.({ model });
-    model.initialized = true;
     const drawn = widget.render({ model, el });
     area.classList.remove("rn-reserva");
     await drawn;
@@ -137,15 +135,11 @@
       console.error(`widgets-estaticos: no hay estado para el widget ${id}`);
       return;
     }
-    const area = element("div", { className: "widget-subarea" });
-    const kind = String(model.get("_anywidget_id") || "").split(".").pop();
-    if (/^\w+$/.test(kind)) {
-      area.classList.add("rn-reserva");
-      area.dataset.rnWidget = kind;
-      const questions = model.get("questions");
-      if (Array.isArray(questions)) {
-        area.style.setProperty("--rn-preguntas", questions.length);
-      }
+    const area = element("div", { className: "widget-subarea rn-reserva" });
+    area.dataset.rnWidget = String(model.get("_anywidget_id")).split(".").pop();
+    const questions = model.get("questions");
+    if (Array.isArray(questions)) {
+      area.style.setProperty("--rn-preguntas", questions.length);
     }
     script.before(area);
     pending.set(area, model);
