@@ -144,10 +144,10 @@ html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css
                   ("css/formulas.css", {"priority": 501}),
                   ("css/reserva.css", {"priority": 900}),
                   ("iconos/iconos.css", {"priority": 500})]  # book/_ext/curso_sitio.py
-# Los scripts propios de todas las páginas, con defer; los de una sola, en su extensión.
-html_js_files = [("js/navegacion.js", {"defer": "defer", "priority": 600}),
-                 ("js/interfaz-es.js", {"defer": "defer", "priority": 900}),
-                 ("js/codigo-en-vivo.js", {"defer": "defer", "priority": 900})]
+# Los scripts propios de todas las páginas, módulos con defer; los de una sola, en su
+# extensión.
+html_js_files = [(f"js/{name}.js", {"type": "module", "defer": "defer", "priority": 900})
+                 for name in ("interfaz-es", "codigo-en-vivo")]
 html_show_sourcelink = True
 # El botón de descarga enlaza la fuente tal cual (notebooks/x.ipynb, no x.ipynb.txt).
 html_sourcelink_suffix = ""

@@ -14,12 +14,8 @@
   };
 
   function memoryStorage(backing) {
-    const data = new Map();
-    attempt(() => {
-      for (let i = 0; i < backing.length; i++) {
-        data.set(backing.key(i), backing.getItem(backing.key(i)));
-      }
-    });
+    const data = new Map(attempt(() => Array.from({ length: backing.length }, (_, i) =>
+      [backing.key(i), backing.getItem(backing.key(i))])));
     return {
       getItem: (key) => data.get(String(key)) ?? null,
       setItem: (key, value) => data.set(String(key), String(value)),

@@ -52,24 +52,17 @@
     const code = await loaded(esm);
     return Function(`"use strict";\n${code.replace(/^export default /m, "return ")}`)();
   });
-  const styles = new Set();
-  async function addStyle(css) {
+  const addStyle = (css) => once(`css ${css}`, async () => {
     const text = await loaded(css);
-    if (!text || styles.has(text)) return;
-    styles.add(text);
-    document.head.append(element("style", { textContent: text }));
-  }
+    if (text) document.head.append(element("style", { textContent: text }));
+  });
 
   async function render(area, model) {
     const el = element("div", { className: "rn-anywidget" });
     area.append(el);
     // Con su hoja ya puesta: el widget no se ve un momento sin estilo.
-    const [widget] = await Promise.all([
-      loadModule(model.get("_esm")),
-      addStyle(model.get("_css")),
-    ]);
-    if (!model.initialized) widget.initialize?.({ model });
-    model.initialized = true;
+    const [widget] = await Promise.all([loadModule(model.get("_esm")),
+      addStyle(model.get("_css"))]);
     const drawn = widget.render({ model, el });
     area.classList.remove("rn-reserva");
     await drawn;
@@ -80,11 +73,9 @@
     console.error(`widgets-estaticos: un widget no se pudo dibujar: ${error}`);
     area.classList.remove("rn-reserva");
     area.querySelector(".rn-anywidget:empty")?.remove();
-    const note = element("p", { className: "rn-widget-fallo" });
-    note.setAttribute("role", "status");
-    note.textContent = "Este widget no se ha podido cargar (no llegó su código o " +
-      "falló al dibujarse). Recarga la página para intentarlo de nuevo.";
-    area.append(note);
+    area.append(element("p", { className: "rn-widget-fallo", role: "status",
+      textContent: "Este widget no se ha podido cargar (no llegó su código o " +
+        "falló al dibujarse). Recarga la página para intentarlo de nuevo." }));
   }
 
   // Cada caja se dibuja una vez: cuando le falta menos de una pantalla para verse o,
@@ -121,8 +112,7 @@
     }
   }
   addEventListener("beforeprint", () => [...pending.keys()].forEach(draw));
-  if (document.readyState === "complete") afterLoad();
-  else addEventListener("load", afterLoad);
+  addEventListener("load", afterLoad);
 
   const stateScript = document.querySelector(`script[type="${STATE}"]`);
   const state = stateScript ? JSON.parse(stateScript.textContent).state : {};
@@ -145,37 +135,30 @@
       console.error(`widgets-estaticos: no hay estado para el widget ${id}`);
       return;
     }
-    const area = element("div", { className: "widget-subarea" });
-    const kind = String(model.get("_anywidget_id") || "").split(".").pop();
-    if (/^\w+$/.test(kind)) {
-      area.classList.add("rn-reserva");
-      area.dataset.rnWidget = kind;
-      const questions = model.get("questions");
-      if (Array.isArray(questions)) {
-        area.style.setProperty("--rn-preguntas", questions.length);
-      }
+    const area = element("div", { className: "widget-subarea rn-reserva" });
+    area.dataset.rnWidget = String(model.get("_anywidget_id")).split(".").pop();
+    const questions = model.get("questions");
+    if (Array.isArray(questions)) {
+      area.style.setProperty("--rn-preguntas", questions.length);
     }
     script.before(area);
     pending.set(area, model);
     near.observe(area);
   }
 
-  const views = () => document.querySelectorAll(`script[type="${VIEW}"]`);
-  if (document.readyState !== "loading") views().forEach(mount);
-  else {
-    // Cada vista en cuanto el analizador la inserta (el observador corre antes de
-    // pintar); su texto llega como nodo añadido al <script>. Buscar dentro de cada
-    // nodo añadido recorría la página varias veces en un capítulo largo.
-    const isView = (node) => node.nodeName === "SCRIPT" && node.type === VIEW;
-    const observer = new MutationObserver((records) => {
-      for (const { target, addedNodes } of records) {
-        [target, ...addedNodes].filter(isView).forEach(mount);
-      }
-    });
-    observer.observe(document.documentElement, { childList: true, subtree: true });
-    document.addEventListener("DOMContentLoaded", () => {
-      observer.disconnect();
-      views().forEach(mount);
-    });
-  }
+  // Cada vista en cuanto el analizador la inserta (este script va sin «defer»: la
+  // página aún se está leyendo; el observador corre antes de pintar); su texto llega
+  // como nodo añadido al <script>. Buscar dentro de cada nodo añadido recorría la
+  // página varias veces en un capítulo largo.
+  const isView = (node) => node.nodeName === "SCRIPT" && node.type === VIEW;
+  const observer = new MutationObserver((records) => {
+    for (const { target, addedNodes } of records) {
+      [target, ...addedNodes].filter(isView).forEach(mount);
+    }
+  });
+  observer.observe(document.documentElement, { childList: true, subtree: true });
+  document.addEventListener("DOMContentLoaded", () => {
+    observer.disconnect();
+    document.querySelectorAll(`script[type="${VIEW}"]`).forEach(mount);
+  });
 })();

@@ -31,7 +31,8 @@ def _add_safe_storage(app, pagename, templatename, context, doctree) -> None:
 
 def _add_figure_zoom(app, pagename, templatename, context, doctree) -> None:
     if doctree is not None and doctree.next_node(nodes.figure) is not None:
-        app.add_js_file("js/figura-ampliada.js", loading_method="defer", priority=600)
+        app.add_js_file("js/figura-ampliada.js", type="module", loading_method="defer",
+                        priority=600)
 
 
 def _reread_index_entries(app, env, added, changed, removed) -> list[str]:

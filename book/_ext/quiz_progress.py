@@ -35,7 +35,7 @@ def _inject(app, pagename, templatename, context, doctree) -> None:
     data = json.dumps(manifest(app, pagename), ensure_ascii=False)
     app.add_js_file(None, type="application/json", id="rn-quiz-manifest",
                     body=data.replace("</", "<\\/"))
-    app.add_js_file("js/progreso-curso.js", loading_method="defer")
+    app.add_js_file("js/progreso-curso.js", type="module", loading_method="defer")
     app.add_css_file("css/progreso-curso.css")
 
 
