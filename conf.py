@@ -146,7 +146,8 @@ html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css
                   ("iconos/iconos.css", {"priority": 500})]  # book/_ext/curso_sitio.py
 # Los scripts propios de todas las páginas, módulos con defer; los de una sola, en su
 # extensión.
-html_js_files = [(f"js/{name}.js", {"type": "module", "defer": "defer", "priority": 900})
+html_js_files = [(f"js/{name}.js", {"type": "module", "defer": "defer",
+                                    "priority": 900})
                  for name in ("interfaz-es", "codigo-en-vivo")]
 html_show_sourcelink = True
 # El botón de descarga enlaza la fuente tal cual (notebooks/x.ipynb, no x.ipynb.txt).
