@@ -194,17 +194,32 @@ def legend_covers_data(ax) -> bool:
                and box.overlaps(text.get_window_extent()) for text in ax.texts)
 
 
+def _layout(fig) -> None:
+    """Coloca los artistas de ``fig`` sin pintar sus píxeles.
+
+    Las comprobaciones de ``fit_to_column`` solo leen posiciones y tamaños (leyendas,
+    textos, el recorte «tight»). Un dibujo que no pinta (el mismo que usa ``savefig``
+    antes de recortar) deja las mismas posiciones que ``fig.canvas.draw()``: la misma
+    ``RendererAgg`` mide los textos y el diseño «constrained» corre igual. Solo se
+    ahorra rasterizar líneas y letras, que nadie mira: las imágenes las pinta
+    ``savefig``. Cada colocación se hace aunque nada haya cambiado desde la anterior:
+    el diseño «constrained» no acaba en una sola pasada (las marcas de los ejes
+    dependen de su tamaño), y saltarse una cambiaba algunas figuras.
+    """
+    fig.draw_without_rendering()
+
+
 def _legend_clear_of_data(ax) -> None:
     """Con el texto más grande, una leyenda puede tapar las curvas: primero se prueba
     el mejor sitio dentro de los ejes y, si aún tapa, va debajo del gráfico."""
     legend = ax.get_legend()
     if legend is None:
         return
-    ax.figure.canvas.draw()
+    _layout(ax.figure)
     if not legend_covers_data(ax):
         return
     legend.set_loc("best")
-    ax.figure.canvas.draw()
+    _layout(ax.figure)
     if not legend_covers_data(ax):
         return
     handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
@@ -213,11 +228,11 @@ def _legend_clear_of_data(ax) -> None:
     legend = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.2),
                        fontsize=size, frameon=False)
     fig = ax.figure  # la figura crece lo que mide la leyenda: el gráfico no encoge
-    fig.canvas.draw()
+    _layout(fig)
     width, height = fig.get_size_inches()
     fig.set_size_inches(width, height + legend.get_window_extent().height / fig.dpi)
     for _ in range(3):  # justo debajo de la etiqueta del eje x, que se mueve con él
-        ax.figure.canvas.draw()
+        _layout(ax.figure)
         legend = ax.get_legend()
         legend.set_visible(False)
         below = ax.get_tightbbox().y0
@@ -260,7 +275,7 @@ def fit_to_column(fig, max_width: float | None = None) -> float:
     # Lo que sobresale de la figura (etiquetas largas, textos fuera de los ejes) haría
     # la imagen recortada («bbox_inches="tight"») más ancha que la columna.
     for _ in range(3):
-        fig.canvas.draw()
+        _layout(fig)
         excess = fig.get_tightbbox().width + 2 * _PAD_INCHES - max_width
         if excess <= 0.01:
             break

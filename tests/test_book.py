@@ -74,6 +74,34 @@ def test_figure_html_needs_spanish_alt_text_and_escapes_it():
     assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_figure_html_paints_only_its_two_images(monkeypatch):
+    """Las colocaciones con que ``fit_to_column`` mide leyendas y ancho no pintan
+    píxeles (``book._layout``): solo se pintan las dos imágenes, la del portátil y la
+    del teléfono. Aquí la leyenda tapa las curvas y se mueve: la figura se coloca
+    nueve veces (antes, cada una de ellas la pintaba entera)."""
+    from matplotlib.figure import Figure
+
+    painted, laid_out = [], []
+    draw = Figure.draw
+
+    def counting_draw(fig, renderer):
+        # Un dibujo que no pinta (``renderer._draw_disabled``) cambia sus métodos
+        # ``draw_*`` por otros que no hacen nada.
+        method = getattr(renderer.draw_path, "__func__", None)
+        paints = method is type(renderer).draw_path
+        (painted if paints else laid_out).append(fig)
+        return draw(fig, renderer)
+
+    fig = _figure()
+    for line, label in zip(fig.axes[0].get_lines(), "abc"):
+        line.set_label(f"serie {label}")
+    fig.axes[0].legend(loc="center")  # tapa las curvas: se mueve
+    monkeypatch.setattr(Figure, "draw", counting_draw)
+    book.figure_html(fig, "Tres series de ruido y su leyenda")
+    assert len(painted) == 2
+    assert len(laid_out) > 2
+
+
 def test_figures_are_quantized_to_a_smaller_png():
     from io import BytesIO
 
