@@ -259,6 +259,26 @@ def test_a_figure_glued_in_a_hidden_cell_goes_into_the_caption_cell():
     assert nb.cells[1].attachments == {"fig-a.png": {"image/png": PNG}}
 
 
+def test_a_figure_an_output_already_shows_is_not_embedded_again_in_its_caption():
+    # La celda visible muestra la figura en su salida (se queda): el pie no la repite.
+    html = f'<img src="data:image/png;base64,{PNG}" alt="Curvas">'
+    glued = new_output("display_data", data={
+        "application/papermill.record/text/html": html,
+        "application/papermill.record/text/plain": "Curvas"},
+        metadata={"scrapbook": {"name": "fig-a",
+                                "mime_prefix": "application/papermill.record/"}})
+    shown = new_output("display_data",
+                       data={"image/png": PNG, "text/plain": "<Figure>"})
+    cells = [celda("fig, ax = plt.subplots()\nax.plot([1, 2])", outputs=[shown]),
+             celda("glue_figure('fig-a', fig, alt='Curvas')", ["remove-cell"], [glued]),
+             new_markdown_cell("```{glue:figure} fig-a\n:name: fig-a\n\nDos.\n```")]
+    nb = conversor().cuaderno(new_notebook(cells=cells))
+    assert [c.cell_type for c in nb.cells] == ["code", "markdown"]
+    assert nb.cells[0].outputs[0].data["image/png"] == PNG
+    assert nb.cells[1].source == "**Figura 4.1** — Dos."
+    assert "attachments" not in nb.cells[1]
+
+
 def test_a_support_cell_keeps_its_code_but_not_its_glue():
     from cuadernos import sin_pegado
 
