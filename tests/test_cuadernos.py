@@ -95,6 +95,13 @@ def test_cite_term_doc_and_substitution():
         "residual; [el 5](../notebooks/04.html#05_gamma) y https://ejemplo.org/paso-8.")
 
 
+def test_roles_in_and_after_a_definition_list_term_are_resolved():
+    c = conversor(a="1.5", b="2.25")
+    fuente = ("Término {glue:text}`a:.1f`\n: definición {glue:text}`b:.2f`\n\n"
+              "Fin {glue:text}`a:.0f`\n")
+    assert c.markdown(fuente) == "Término 1.5\n: definición 2.25\n\nFin 2\n"
+
+
 def test_a_role_in_a_code_span_is_left_alone():
     c = conversor(x="1.0")
     assert c.markdown("Escribe `{glue:text}` así: {glue:text}`x:.1f`") == (

@@ -111,10 +111,14 @@ class Conversor:
         lineas = fuente.splitlines(keepends=True)
         tokens = self.md.parse(fuente)
         for previo, token in zip([None, *tokens], tokens):
+            if not token.map:  # los que cierran un bloque
+                continue
+            # El término de una lista de definiciones trae un rango vacío: su línea.
+            inicio, fin = token.map[0], max(token.map[1], token.map[0] + 1)
             if token.type in ("fence", "colon_fence") and token.info.startswith("{"):
                 nuevo = self.directiva(token.info, token.content) + "\n"
             elif token.type in ("inline", "substitution_block"):
-                trozo = "".join(lineas[token.map[0]:token.map[1]])
+                trozo = "".join(lineas[inicio:fin])
                 nuevo = self._roles(trozo, token.children or [token])
                 if previo and previo.type == "heading_open" and previo.tag != "h1":
                     # «## Título» → «## 4.1. Título», como en la página
@@ -123,7 +127,6 @@ class Conversor:
                     nuevo = nuevo.replace(" ", f" {numero}. ", 1) if numero else nuevo
             else:
                 continue
-            inicio, fin = token.map
             lineas[inicio:fin] = [nuevo] + [""] * (fin - inicio - 1)
         return "".join(lineas)
 
