@@ -201,7 +201,7 @@ def _layout(fig) -> None:
     textos, el recorte «tight»). Un dibujo que no pinta (el mismo que usa ``savefig``
     antes de recortar) deja las mismas posiciones que ``fig.canvas.draw()``: la misma
     ``RendererAgg`` mide los textos y el diseño «constrained» corre igual. Solo se
-    ahorra rasterizar líneas y letras, que nadie mira: las imágenes las pinta
+    ahorra convertir en píxeles líneas y letras, que nadie mira: las imágenes las pinta
     ``savefig``. Cada colocación se hace aunque nada haya cambiado desde la anterior:
     el diseño «constrained» no acaba en una sola pasada (las marcas de los ejes
     dependen de su tamaño), y saltarse una cambiaba algunas figuras.
