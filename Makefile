@@ -264,6 +264,16 @@ test-setup:
 	fi; \
 	exit $$status
 
+# Una foto de cada página entera, en cada ancho (y en oscuro en el portátil), en
+# _build/screenshots/<ancho>-<modo>/, para mirarlas: las mismas cargas que las pruebas
+# de tests/test_site_view.py, que en «make test» no fotografían (una foto no es una
+# propiedad que se pueda comprobar).
+.PHONY: fotos
+fotos: book test-deps
+	$(PY) tests/install_system_deps.py
+	RESNORM_FOTOS=1 $(PY) -m pytest -n $(TEST_WORKERS) -q tests/test_site_view.py \
+	  -k test_every_page_loads_offline_without_errors_and_is_photographed_on_request
+
 # El bucle de trabajo: pruebas de unidades y propiedades y lint, sin navegador, sin
 # construir el libro y sin ejecutar notebooks (menos de un minuto).
 # (node_modules: el diccionario inglés del corrector ortográfico.)

@@ -12,8 +12,9 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
   (desplazamiento acumulado < 0.05);
 * en el portátil, cada figura se muestra a su ancho (o al de la columna), sin
   deformarse, y su texto más pequeño mide ≥ 11 px CSS;
-* cada página queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que
-  una persona la mire;
+* cada página carga sin red y sin errores en la consola; con ``make fotos``, además,
+  queda fotografiada en ``_build/screenshots/<ancho>-<modo>/`` para que una persona
+  la mire (una foto no es una propiedad: fuera de ``make test``);
 * el texto de cada figura y de cada gráfico de widget mide al menos 11 px como se ve,
   también a 390 px (la versión para teléfono de cada figura) y, los gráficos, a 320;
 * un toque abre cada figura a todo el ancho con su pie (Esc la cierra y el foco
@@ -24,13 +25,14 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 Cada página se carga una vez en cada ancho, en claro (``SWEPT``). Ninguna de estas
 comprobaciones depende del modo de color (el contraste en oscuro lo mide
 ``test_site_quality.py`` con axe): en el portátil, la misma carga pasa después a modo
-oscuro como lo pide el sistema del lector (``prefers-color-scheme``) y se fotografía
-otra vez, en ``portatil-oscuro``. Los índices se abren y se cierran en las seis
-vistas, cada una cargada ya en su modo.
+oscuro como lo pide el sistema del lector (``prefers-color-scheme``): el tema tiene que
+seguirlo, y con ``make fotos`` se fotografía otra vez, en ``portatil-oscuro``. Los
+índices se abren y se cierran en las seis vistas, cada una cargada ya en su modo.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +69,9 @@ LOAD_TIMEOUT = 90_000  # ms: la máquina de pruebas puede estar ocupada
 # responde tarde. Una prueba que pasa no espera nada de más; solo la que falla.
 STATE_TIMEOUT = 60_000  # ms
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+# «make fotos»: las mismas cargas, con una foto de cada página entera (≈ 1/2 del tiempo
+# de cada vista en el portátil, con la oscura); «make test» no las hace.
+PHOTOS = os.environ.get("RESNORM_FOTOS") == "1"
 VIEWPORTS = {
     "telefono": (390, 844),
     "tableta": (820, 1180),
@@ -75,8 +80,8 @@ VIEWPORTS = {
 SCHEMES = {"claro": "light", "oscuro": "dark"}
 VIEWS = [(v, s) for v in VIEWPORTS for s in SCHEMES]
 VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
-#: Las vistas en las que se carga, se comprueba y se fotografía cada página; la del
-#: portátil se fotografía además en oscuro (``DARK_PHOTO``).
+#: Las vistas en las que se carga y se comprueba (y, con ``PHOTOS``, se fotografía) cada
+#: página; la del portátil pasa además a oscuro (``DARK_PHOTO``).
 SWEPT = [f"{v}-claro" for v in VIEWPORTS]
 DARK_PHOTO = {"portatil-claro": "portatil-oscuro"}
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
@@ -335,7 +340,8 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
             " e.getBoundingClientRect().height])",
         )
         result.figure_text = page.evaluate(FIGURE_TEXT_JS)
-        result.screenshot = _photograph(page, view, rel)
+        if PHOTOS:
+            result.screenshot = _photograph(page, view, rel)
         if view in DARK_PHOTO:
             # El sistema del lector pasa a oscuro: el tema lo sigue (data-theme).
             page.emulate_media(color_scheme="dark")
@@ -347,7 +353,8 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
                 "() => new Promise((r) => "
                 "requestAnimationFrame(() => requestAnimationFrame(r)))"
             )
-            result.dark_screenshot = _photograph(page, DARK_PHOTO[view], rel)
+            if PHOTOS:
+                result.dark_screenshot = _photograph(page, DARK_PHOTO[view], rel)
         result.console_errors = list(rec.console_errors)
         result.external = list(rec.external)
     finally:
@@ -422,10 +429,11 @@ def test_no_element_shows_an_english_interface_text(view, rel, look):
 
 
 @pytest.mark.parametrize("view, rel", _params())
-def test_every_page_is_photographed_offline_without_errors(view, rel, look):
+def test_every_page_loads_offline_without_errors_and_is_photographed_on_request(
+        view, rel, look):
     seen = look(view, rel)
     shots = [seen.screenshot] + ([seen.dark_screenshot] if view in DARK_PHOTO else [])
-    for shot in shots:
+    for shot in shots if PHOTOS else []:
         assert shot is not None and shot.stat().st_size > 5_000, (rel, view, shot)
     assert not seen.external, f"{rel} ({view}): pidió {seen.external}"
     assert not seen.console_errors, f"{rel} ({view}): {seen.console_errors}"
