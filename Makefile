@@ -16,6 +16,13 @@ HTML := _build/html
 PORT ?= 8000
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export MPLBACKEND := Agg
+# Un hilo de cálculo por proceso (torch y numpy): las órdenes de aquí ya reparten el
+# trabajo en procesos (un notebook por núcleo; tres procesos de pruebas junto a
+# Chromium). Con un hilo más cada uno, las operaciones pequeñas esperan a hilos que no
+# tienen núcleo: en una máquina ocupada, generar 600 caracteres con los modelos del
+# capítulo 10 pasaba de 0,6 s a 4,5–6 s (con un hilo, 1,2 s). Las cifras del libro no
+# cambian: los entrenamientos ya fijan sus hilos (resnorm.gpt, resnorm.experiments).
+export OMP_NUM_THREADS := 1
 
 .PHONY: book test serve deps test-deps vendor clean bench
 .PHONY: lab lab-deps
