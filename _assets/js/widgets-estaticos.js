@@ -120,7 +120,8 @@
   for (const [id, entry] of Object.entries(state)) models[id] = new Model(entry.state);
 
   // La caja de cada vista, una vez, con la clase de widget y, en un cuestionario,
-  // cuántas preguntas tiene: con eso css/reserva.css le da el alto del widget.
+  // cuántas preguntas tiene y cuántas de ellas piden un número (más altas que las de
+  // elegir): con eso css/reserva.css le da el alto del widget.
   function mount(script) {
     if (script.dataset.rnMontado) return;
     let id;
@@ -140,6 +141,8 @@
     const questions = model.get("questions");
     if (Array.isArray(questions)) {
       area.style.setProperty("--rn-preguntas", questions.length);
+      area.style.setProperty("--rn-numericas",
+        questions.filter((q) => q.type === "numeric").length);
     }
     script.before(area);
     pending.set(area, model);
