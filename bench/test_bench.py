@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import math
 
+import pytest
+
 
 def test_bench_lighthouse_takes_each_metrics_median_and_the_worst_fixed_score():
     from bench import lighthouse
@@ -121,3 +123,13 @@ def test_bench_gpt_seeds_reads_each_chapter_claim_against_its_margin(capsys):
     # Una sección que no pudo entrenar también falla.
     assert verdict(gpt_seeds.rows_for({"gpt_seeds": {"error": "RuntimeError"}}),
                    []) == 1
+
+
+def test_bench_widget_load_counts_the_shifts_the_reader_sees_after_the_jump():
+    from bench.widget_load import shifts_seen
+
+    shifts = [[351, 0.042, "antes"], [399, 0.013, "widget"], [420, 0.004, "gráfico"]]
+    cls, text = shifts_seen(shifts, arrived=377.5)
+    assert cls == pytest.approx(0.017) and "antes" not in text and "widget" in text
+    # Sin la marca de llegada (el fotograma no llegó a pintarse), cuenta todo.
+    assert shifts_seen(shifts, arrived=None)[0] == pytest.approx(0.059)
