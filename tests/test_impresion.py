@@ -114,6 +114,13 @@ MEASURE = """() => {
       };
     }),
     theme: document.documentElement.dataset.theme,
+    // Una sombra hacia dentro (inset: el fondo de una celda de tabla de Bootstrap) no
+    // sale de la caja; las demás, sí.
+    shadows: [...article.querySelectorAll('*')]
+      .filter((el) => shown(el) && getComputedStyle(el).boxShadow
+        .replace(/\\([^)]*\\)/g, '').split(',').some((s) => s.trim() !== 'none'
+          && !/\\binset\\b/.test(s)))
+      .map((el) => el.nodeName.toLowerCase() + '.' + [...el.classList].join('.')),
   };
 }"""
 
@@ -150,6 +157,15 @@ def test_nothing_is_cut_at_the_right_margin(printed):
         f"{rel}: código cortado en el margen: {data['scrolled']}")
     assert not data["cut"], f"{rel}: elementos más anchos que la hoja: {data['cut']}"
     assert data["pageWide"], f"{rel}: la página impresa es más ancha que la hoja"
+
+
+def test_no_box_prints_a_shadow(printed):
+    """En papel, una sombra es una mancha gris que el margen corta (las cajas llegan
+    al margen derecho)."""
+    rel, _, data, _ = printed
+    assert not data["shadows"], (
+        f"{rel}: se imprimen con sombra {sorted(set(data['shadows']))}: quítala en "
+        "_assets/css/impresion.css")
 
 
 def test_no_sidebars_header_or_buttons_are_printed(printed):
