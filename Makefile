@@ -54,7 +54,9 @@ $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
 # (con resnorm): el kernelspec «python3» de $(LAB_KERNELS) apunta a él.
 export LAB_VENV := $(VENV)-lab
 LAB_KERNELS := $(LAB_VENV)/share/resnorm
-LAB_ENV := env -u MPLBACKEND JUPYTER_PATH=$(abspath $(LAB_KERNELS))
+# Sin MPLBACKEND ni OMP_NUM_THREADS: el núcleo de quien aprende, como en su máquina
+# (figuras en línea; torch con sus hilos).
+LAB_ENV := env -u MPLBACKEND -u OMP_NUM_THREADS JUPYTER_PATH=$(abspath $(LAB_KERNELS))
 
 $(LAB_VENV)/.deps: requirements-lab.txt
 	python3 -m venv $(LAB_VENV)
