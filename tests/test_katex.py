@@ -9,6 +9,8 @@ matemáticas.
 
 from __future__ import annotations
 
+import functools
+
 import pickle
 import re
 from collections import Counter
@@ -51,6 +53,12 @@ def _soup(docname: str):
     return BeautifulSoup(html, "html.parser")
 
 
+@functools.cache
+def _page(docname: str):
+    """``_soup``, leída una vez para las pruebas que solo la leen (no la cambian)."""
+    return _soup(docname)
+
+
 def _rendered(soup) -> Counter:
     return Counter(
         _norm(a.get_text())
@@ -69,7 +77,7 @@ def formulas(built_site) -> dict[str, Counter]:
 def test_every_formula_of_the_book_is_rendered_with_its_tex(formulas):
     missing, extra = {}, {}
     for docname, expected in formulas.items():
-        got = _rendered(_soup(docname))
+        got = _rendered(_page(docname))
         if expected - got:
             missing[docname] = sorted(expected - got)[:5]
         if got - expected:
@@ -101,7 +109,7 @@ def test_every_formula_carries_mathml_for_screen_readers(formulas):
     for docname, expected in formulas.items():
         if not expected:
             continue
-        soup = _soup(docname)
+        soup = _page(docname)
         n = sum(1 for k in soup.select(".katex")
                 if k.select_one(".katex-mathml math semantics") is None)
         if n:

@@ -90,8 +90,12 @@ def english_in_page(html: str, strings: set[str]) -> list[str]:
 
     def check(where: str, value: str) -> None:
         value = " ".join(value.split())
-        hits = [s for s in strings if value == s or value.startswith(s + " ")]
-        found.extend(f"{where}: {value!r}" for _ in hits[:1])
+        # El texto entero o lo que hay antes de cada espacio: como comparar con cada
+        # texto de ``strings`` (``value == s or value.startswith(s + " ")``), sin
+        # recorrer sus miles de textos por cada nodo de la página.
+        starts = {value[:i] for i, c in enumerate(value) if c == " "}
+        if value in strings or not starts.isdisjoint(strings):
+            found.append(f"{where}: {value!r}")
 
     for el in soup.find_all(True):
         if el.find_parent(NOT_INTERFACE) or el.name in NOT_INTERFACE:
