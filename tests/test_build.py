@@ -226,6 +226,33 @@ def test_the_makefile_hashes_every_engine_file(tmp_path):
     assert len({base, changed_js, stamp()}) == 3
 
 
+def test_the_makefile_rewrites_the_site_when_its_layer_changes(tmp_path):
+    # La huella de la capa del sitio (SITE_HASH): cambia con cualquier extensión,
+    # catálogo o plantilla, con conf.py y con el PDF; no con un capítulo. Cuando
+    # cambia, «make book» borra la salida y Sphinx escribe todas las páginas.
+    repo = tmp_path / "repo"
+    layer = ["book/_ext/x.py", "book/_ext/locale/es/LC_MESSAGES/x.po",
+             "book/_templates/x.html", "conf.py", "package-lock.json",
+             "tools/pdf_sphinx.py"]
+    for rel in [*layer, "notebooks/a.ipynb"]:
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("a\n")
+    shutil.copy(ROOT / "Makefile", repo / "Makefile")
+
+    def stamp() -> str:
+        out = _make("-s", "--eval", "probe: ; @echo $(SITE_HASH)", "probe", cwd=repo)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    seen = {stamp()}
+    (repo / "notebooks" / "a.ipynb").write_text("b\n")
+    assert stamp() in seen
+    for rel in layer:
+        (repo / rel).write_text("b\n")
+        assert stamp() not in seen, f"{rel} no cambia la huella del sitio"
+        seen.add(stamp())
+
+
 def test_make_lets_python_keep_the_bytecode_of_what_it_imports():
     # Con PYTHONDONTWRITEBYTECODE en el entorno, cada proceso que lanza el Makefile
     # (núcleos, Sphinx, pytest) recompilaría torch desde el fuente: el Makefile no la

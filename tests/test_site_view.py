@@ -1216,26 +1216,3 @@ def test_site_extensions_live_with_the_book_not_in_resnorm():
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) (sphinx|docutils|babel|fontTools)\b",
                              text, re.M), path
-
-
-def test_site_version_is_the_hash_of_the_extension_sources(tmp_path, monkeypatch):
-    import curso_sitio
-
-    assert curso_sitio.SITE_VERSION == curso_sitio._source_hash()
-    assert re.fullmatch(r"[0-9a-f]{16}", curso_sitio.SITE_VERSION)
-    # Otra copia con un byte distinto da otra huella: Sphinx reescribiría las páginas.
-    copy = tmp_path / "_ext"
-    copy.mkdir()
-    for path in (ROOT / "book" / "_ext").glob("*.py"):
-        (copy / path.name).write_bytes(path.read_bytes())
-    for path in (ROOT / "book" / "_ext" / "locale").rglob("*.po"):
-        target = copy / path.relative_to(ROOT / "book" / "_ext")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(path.read_bytes())
-    monkeypatch.setattr(curso_sitio, "_HERE", copy)
-    monkeypatch.setattr(curso_sitio, "LOCALE_DIR", copy / "locale")
-    assert curso_sitio._source_hash() == curso_sitio.SITE_VERSION  # misma copia
-    (copy / "curso_sitio.py").write_bytes(
-        (copy / "curso_sitio.py").read_bytes() + b"\n# cambio\n"
-    )
-    assert curso_sitio._source_hash() != curso_sitio.SITE_VERSION

@@ -6,7 +6,6 @@ destinos de lanzamiento, descripción de cada página, índice y números de fig
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -24,18 +23,6 @@ from sphinx.writers.html5 import HTML5Translator
 _HERE = Path(__file__).resolve().parent
 LOCALE_DIR = _HERE / "locale"
 THEBE_JS = "_static/vendor/thebe/index.js"  # la copia de Thebe 0.9.3 (Makefile)
-
-
-def _source_hash() -> str:
-    """Huella de ``book/_ext``: si cambia, Sphinx reescribe todas las páginas."""
-    digest = hashlib.sha256()
-    for path in sorted(_HERE.glob("*.py")) + sorted(LOCALE_DIR.rglob("*.po")):
-        digest.update(path.relative_to(_HERE).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-SITE_VERSION = _source_hash()
 
 
 class UnlinkSolutionTitles(SphinxPostTransform):
@@ -294,7 +281,6 @@ def setup(app) -> dict[str, Any]:
     # esto, cada recorte de fuentes (aquí y en math_katex) escribe cientos de líneas.
     logging.getLogger("fontTools").setLevel(logging.WARNING)
     app.add_search_language(SpanishSearch)
-    app.add_config_value("resnorm_site_version", SITE_VERSION, "html")
     app.add_config_value("curso_prefijo_figuras", {}, "env")
     # Después de que Sphinx numere (su colector escucha con prioridad 500).
     app.connect("env-get-updated", _renumber_unnumbered_figures, priority=900)
