@@ -23,6 +23,31 @@ GPT_MEMO = BUILD / ".memo-gpt"
 GPT_MEMO_ENV = "RESNORM_MEMO_DIR"  # resnorm.gpt.MEMO_ENV, sin importar torch aquí
 ENGINE_STAMP = BUILD / ".engine-hash"
 BOOK_LOG = BUILD / "book.log"
+#: Los temas con los que se comprobó el sitio entero: los de requirements.txt. Probados
+#: el 4 de diciembre de 2026 pydata-sphinx-theme 0.17.1 y sphinx-book-theme 1.3.0: el
+#: libro se construye, pero fallan unas 15 pruebas del navegador (los menús del
+#: teléfono no se abren, pydata-sphinx-theme #2451; la cabecera trae controles; los
+#: scripts de la búsqueda ya no van diferidos).
+CHECKED_THEMES = {"pydata-sphinx-theme": "0.16.1", "sphinx-book-theme": "1.2.0"}
+
+
+def theme_upgrade_hint() -> str:
+    """Qué hacer si los temas instalados no son los comprobados (vacío si lo son)."""
+    from importlib.metadata import version
+
+    have = {name: version(name) for name in CHECKED_THEMES}
+    if have == CHECKED_THEMES:
+        return ""
+    show = ", ".join(f"{name} {v}" for name, v in have.items())
+    return (f" Tienes {show}; el sitio se comprobó con las de CHECKED_THEMES "
+            "(tests/helpers.py). Con pydata-sphinx-theme 0.17 o más, los menús "
+            "del teléfono no se abren (pydata-sphinx-theme #2451: mira si ya se "
+            "cerró). Si subiste los temas para probarlos y fallan pruebas del "
+            "navegador, deshaz el cambio (git checkout requirements.txt) y ejecuta "
+            "«make deps»; si pasan todas, pon las versiones nuevas en CHECKED_THEMES "
+            "y cambia la nota de requirements.txt.")
+
+
 CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT", "180"))
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 

@@ -21,7 +21,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.helpers import BOOK_LOG, BUILD, ENGINE_STAMP, ROOT, engine_hash
+from tests.helpers import (
+    BOOK_LOG,
+    BUILD,
+    CHECKED_THEMES,
+    ENGINE_STAMP,
+    ROOT,
+    engine_hash,
+    theme_upgrade_hint,
+)
 
 VENV = Path(os.environ.get("VIRTUAL_ENV") or ROOT / ".venv").resolve()
 EXECUTOR = "jcache notebook execute"  # lo que «make execute» dice al arrancarlo
@@ -337,6 +345,18 @@ def test_the_book_is_built_by_sphinx_build_with_conf_py_not_jupyter_book():
     # Los temas fijados llevan al lado la issue que lo explica.
     pin = requirements.index("pydata-sphinx-theme==")
     assert "#2451" in requirements[max(0, pin - 300):pin]
+
+
+def test_the_themes_are_the_versions_the_site_was_checked_with():
+    """Subir un tema construye el libro, pero rompe el sitio (tests/helpers.py,
+    ``CHECKED_THEMES``): esta prueba dice, sin navegador, qué hacer."""
+    from importlib.metadata import version
+
+    assert not theme_upgrade_hint(), theme_upgrade_hint().strip()
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    pins = dict(re.findall(r"^(pydata-sphinx-theme|sphinx-book-theme)==(\S+)",
+                           requirements, re.M))
+    assert pins == CHECKED_THEMES == {n: version(n) for n in CHECKED_THEMES}
 
 
 def test_every_local_extension_in_book_ext_is_registered_in_conf_py():

@@ -51,6 +51,7 @@ from tests.helpers import (
     html_pages,
     layout_shifts,
     open_page,
+    theme_upgrade_hint,
     wait_for_math,
 )
 from tests.test_figures_view import (
@@ -576,20 +577,8 @@ def _settles(page, selector: str, shown: bool) -> bool:
 
 
 def theme_hint() -> str:
-    """Qué hacer cuando un menú deja de abrirse tras subir los temas: los menús del
-    teléfono fallan con pydata-sphinx-theme ≥ 0.17 (pydata-sphinx-theme #2451)."""
-    from importlib.metadata import version
-
-    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    pinned = re.search(r"^pydata-sphinx-theme==(\S+)", requirements, re.M).group(1)
-    have = version("pydata-sphinx-theme")
-    if have == pinned:
-        return ""
-    return (f". Tienes pydata-sphinx-theme {have} y requirements.txt fija {pinned}: "
-            "con 0.17 o más, los menús del teléfono no se abren (pydata-sphinx-theme "
-            "#2451, mira si ya se cerró). Vuelve a las versiones fijadas (`make deps`) "
-            "o, si la nueva lo arregla, fíjala en requirements.txt y cambia su nota "
-            "(y la prueba de la nota en tests/test_build.py).")
+    """Qué hacer cuando un menú deja de abrirse tras subir los temas."""
+    return f".{hint}" if (hint := theme_upgrade_hint()) else ""
 
 
 NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
