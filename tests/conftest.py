@@ -21,6 +21,7 @@ from tests.helpers import (
     engine_hash,
     launch_chromium,
     notebook_paths,
+    theme_upgrade_hint,
 )
 
 # Fixtures que necesitan el libro construido («make book») o un navegador: las pruebas
@@ -137,6 +138,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _costly_first(items)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Si algo falló con otros temas que los comprobados (``CHECKED_THEMES``), el
+    final de la salida lo dice una vez, con qué hacer: tras subir los temas fallan
+    menús, esperas y scripts, cada uno con su propio mensaje."""
+    stats = terminalreporter.stats
+    if (stats.get("failed") or stats.get("error")) and (hint := theme_upgrade_hint()):
+        terminalreporter.write_sep("=", "temas sin comprobar", yellow=True)
+        terminalreporter.write_line(hint.strip())
 
 
 @pytest.fixture(autouse=True)

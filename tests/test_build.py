@@ -359,6 +359,33 @@ def test_the_themes_are_the_versions_the_site_was_checked_with():
     assert pins == CHECKED_THEMES == {n: version(n) for n in CHECKED_THEMES}
 
 
+def test_a_failing_run_with_other_themes_ends_saying_what_to_do(monkeypatch):
+    from tests import conftest, helpers
+
+    class Reporter:
+        def __init__(self, stats):
+            self.stats, self.lines = stats, []
+
+        def write_sep(self, sep, title, **markup):
+            self.lines.append(title)
+
+        def write_line(self, line, **markup):
+            self.lines.append(line)
+
+    def summary(stats) -> str:
+        reporter = Reporter(stats)
+        conftest.pytest_terminal_summary(reporter, 1, None)
+        return "\n".join(reporter.lines)
+
+    assert summary({"failed": ["x"]}) == ""  # con los temas comprobados, nada
+    monkeypatch.setitem(helpers.CHECKED_THEMES, "pydata-sphinx-theme", "0.0.1")
+    assert summary({"passed": ["x"]}) == ""  # sin fallos, nada
+    for failed in ({"failed": ["x"]}, {"error": ["x"]}):
+        text = summary(failed)
+        assert "temas sin comprobar" in text and "#2451" in text, text
+        assert "git checkout requirements.txt" in text and "make deps" in text
+
+
 def test_every_local_extension_in_book_ext_is_registered_in_conf_py():
     conf = runpy.run_path(str(ROOT / "conf.py"))
     local = sorted(p.stem for p in (ROOT / "book" / "_ext").glob("*.py"))

@@ -51,7 +51,6 @@ from tests.helpers import (
     html_pages,
     layout_shifts,
     open_page,
-    theme_upgrade_hint,
     wait_for_math,
 )
 from tests.test_figures_view import (
@@ -576,11 +575,6 @@ def _settles(page, selector: str, shown: bool) -> bool:
     return True
 
 
-def theme_hint() -> str:
-    """Qué hacer cuando un menú deja de abrirse tras subir los temas."""
-    return f".{hint}" if (hint := theme_upgrade_hint()) else ""
-
-
 NEXT_LINK = f"a.reference[href$='{Path(NEXT_CHAPTER).name}']"
 PRIMARY_LINKS = (
     f"#pst-primary-sidebar-modal {NEXT_LINK}, #pst-primary-sidebar {NEXT_LINK}"
@@ -599,19 +593,19 @@ def test_course_index_opens_closes_and_reaches_another_chapter(view, tab, site_u
         assert _in_view(page, PRIMARY_LINKS), f"{view}: el índice no se ve"
         toggle.click()
         assert _settles(page, PRIMARY_LINKS, False), (
-            f"{view}: ☰ no pliega el índice{theme_hint()}")
+            f"{view}: ☰ no pliega el índice")
         toggle.click()
     else:
         assert not _in_view(page, PRIMARY_LINKS), f"{view}: abierto al cargar"
         toggle.click()
         assert _settles(page, PRIMARY_LINKS, True), (
-            f"{view}: ☰ no abre el índice{theme_hint()}")
+            f"{view}: ☰ no abre el índice")
         page.keyboard.press("Escape")
         assert _settles(page, PRIMARY_LINKS, False), (
             f"{view}: Esc no cierra el índice")
         toggle.click()
     assert _settles(page, PRIMARY_LINKS, True), (
-        f"{view}: ☰ no vuelve a abrir el índice{theme_hint()}")
+        f"{view}: ☰ no vuelve a abrir el índice")
     link = page.locator(PRIMARY_LINKS).filter(visible=True).first
     _follow(page, link)
     assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
@@ -636,12 +630,12 @@ def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
         assert not _in_view(page, SECONDARY), f"{view}: abierto al cargar"
         toggle.click()
         assert _settles(page, SECONDARY, True), (
-            f"{view}: ☷ no abre el índice{theme_hint()}")
+            f"{view}: ☷ no abre el índice")
         page.keyboard.press("Escape")
         assert _settles(page, SECONDARY, False), f"{view}: Esc no cierra el índice"
         toggle.click()
         assert _settles(page, SECONDARY, True), (
-            f"{view}: ☷ no vuelve a abrirse{theme_hint()}")
+            f"{view}: ☷ no vuelve a abrirse")
     links = page.locator(SECONDARY).filter(visible=True)
     assert links.count() >= 3, f"{view}: {links.count()} secciones en el índice"
     link = links.nth(2)
@@ -667,7 +661,7 @@ def test_page_contents_open_close_and_reach_a_section(view, tab, site_url):
     if width < 992:
         page.locator("button.primary-toggle:visible").click()
         assert _settles(page, PRIMARY_LINKS, True), (
-            f"{view}: ☰ no abre el índice{theme_hint()}")
+            f"{view}: ☰ no abre el índice")
     _follow(page, page.locator(PRIMARY_LINKS).filter(visible=True).first)
     assert urlparse(page.url).path.endswith(NEXT_CHAPTER), page.url
     assert not rec.console_errors, rec.console_errors
