@@ -377,6 +377,10 @@ def test_a_failing_run_with_other_themes_ends_saying_what_to_do(monkeypatch):
         conftest.pytest_terminal_summary(reporter, 1, None)
         return "\n".join(reporter.lines)
 
+    from importlib.metadata import version
+
+    for name in helpers.CHECKED_THEMES:  # los instalados, como si fueran comprobados
+        monkeypatch.setitem(helpers.CHECKED_THEMES, name, version(name))
     assert summary({"failed": ["x"]}) == ""  # con los temas comprobados, nada
     monkeypatch.setitem(helpers.CHECKED_THEMES, "pydata-sphinx-theme", "0.0.1")
     assert summary({"passed": ["x"]}) == ""  # sin fallos, nada
