@@ -140,10 +140,12 @@ def pytest_collection_modifyitems(config, items):
         _costly_first(items)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # lo último: tras la lista de fallos
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Si algo falló con otros temas que los comprobados (``CHECKED_THEMES``), el
     final de la salida lo dice una vez, con qué hacer: tras subir los temas fallan
     menús, esperas y scripts, cada uno con su propio mensaje."""
+    yield
     stats = terminalreporter.stats
     if (stats.get("failed") or stats.get("error")) and (hint := theme_upgrade_hint()):
         terminalreporter.write_sep("=", "temas sin comprobar", yellow=True)
