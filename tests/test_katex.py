@@ -10,7 +10,6 @@ matemáticas.
 from __future__ import annotations
 
 import functools
-
 import pickle
 import re
 from collections import Counter
