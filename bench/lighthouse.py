@@ -94,7 +94,7 @@ def run_many(urls: list[str], timeout: float = 240.0, runs: int = 1) -> list[dic
     """Lighthouse sobre cada URL de ``urls``, una tras otra en el mismo Chromium
     (``bench/lighthouse_run.mjs``), ``runs`` veces cada una: por URL, la fila de
     ``with_medians``, o ``{"error": ...}``."""
-    from tests.helpers import CHROMIUM_FLAGS  # las mismas banderas que las pruebas
+    from tests.helpers import CHROMIUM_FLAGS, FONTCONFIG  # lo mismo que las pruebas
 
     if not CLI.exists():
         raise FileNotFoundError(f"Falta {CLI}: ejecuta «npm ci» (make vendor).")
@@ -110,7 +110,7 @@ def run_many(urls: list[str], timeout: float = 240.0, runs: int = 1) -> list[dic
             "jobs": [{"url": u, "output": str(o)} for u, o in zip(urls, outputs)],
         }), encoding="utf-8")
         # TMPDIR: el perfil temporal de Chromium, dentro y borrado al terminar.
-        env = {**os.environ, "TMPDIR": tmp}
+        env = {**os.environ, "TMPDIR": tmp, "FONTCONFIG_FILE": str(FONTCONFIG)}
         proc = subprocess.run(["node", str(RUNNER), str(spec)], env=env,
                               capture_output=True, text=True,
                               timeout=timeout * max(1, len(urls)) * runs,

@@ -71,10 +71,16 @@ def chromium_args() -> list[str]:
     return list(CHROMIUM_FLAGS)
 
 
+#: Solo las fuentes DejaVu (el porqué, en el archivo): sin esto, las medidas dependen de
+#: las fuentes que tenga instaladas la máquina.
+FONTCONFIG = ROOT / "tests" / "fuentes.conf"
+
+
 def launch_chromium(playwright):
     """El Chromium de las pruebas y del banco: el del sistema, con las opciones
-    ``CHROMIUM_FLAGS``."""
-    kwargs = {"args": chromium_args()}
+    ``CHROMIUM_FLAGS`` y las fuentes de ``FONTCONFIG``."""
+    env = {**os.environ, "FONTCONFIG_FILE": str(FONTCONFIG)}
+    kwargs = {"args": chromium_args(), "env": env}
     if CHROMIUM.exists():
         kwargs["executable_path"] = str(CHROMIUM)
     return playwright.chromium.launch(**kwargs)

@@ -1,7 +1,8 @@
 """Instala lo que las pruebas necesitan fuera de Python (paquetes de Debian): Chromium,
 el diccionario español de hunspell, la biblioteca enchant (PyEnchant, para
-sphinxcontrib-spelling) y poppler-utils (pdftotext y pdftoppm, para leer el
-PDF del curso y mirar las páginas impresas).
+sphinxcontrib-spelling), poppler-utils (pdftotext y pdftoppm, para leer el
+PDF del curso y mirar las páginas impresas) y las fuentes DejaVu, las únicas que ve el
+Chromium de las pruebas (``tests/fuentes.conf``).
 
 - Como root (así corre CI): ``apt-get install`` de lo que falte.
 - Sin root: no instala nada del sistema; si falta Chromium y no estamos en CI, intenta
@@ -16,12 +17,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 PACKAGES = {
     "chromium": Path("/usr/bin/chromium"),
     "hunspell": Path("/usr/bin/hunspell"),
     "hunspell-es": Path("/usr/share/hunspell/es_ES.dic"),
     "libenchant-2-2": Path("/usr/share/doc/libenchant-2-2"),
     "poppler-utils": Path("/usr/bin/pdftotext"),
+    # Las únicas fuentes del Chromium de las pruebas (tests/fuentes.conf).
+    "fonts-dejavu-core": DEJAVU / "DejaVuSans.ttf",
+    "fonts-dejavu-extra": DEJAVU / "DejaVuSansCondensed.ttf",
 }
 
 

@@ -604,3 +604,18 @@ def test_gpt_bad_input_is_answered_in_spanish(gpt_page):
     assert bin_requests(rec) == [], "con un error no se descarga nada"
     assert not FORBIDDEN.search(widget.inner_text())
     assert rec.console_errors == []
+
+
+def test_the_test_browser_sees_only_the_dejavu_fonts(browser):
+    """tests/fuentes.conf: «Arial» del tema se dibuja en DejaVu Sans aunque la
+    máquina tenga fonts-liberation (con ella sería Liberation Sans, más estrecha)."""
+    page = browser.new_page()
+    page.set_content("".join(
+        f'<span style="font: 16px {family}">Residual y LayerNorm, γ y β</span><br>'
+        for family in ("Arial, sans-serif", "'DejaVu Sans'",
+                       "'Liberation Sans', monospace", "monospace")))
+    widths = page.evaluate(
+        "[...document.querySelectorAll('span')].map((s) => s.offsetWidth)")
+    page.close()
+    assert widths[0] == widths[1], f"Arial no es DejaVu Sans: {widths}"
+    assert widths[2] == widths[3], f"el navegador ve Liberation Sans: {widths}"
