@@ -521,13 +521,28 @@ def measured_values(path) -> list[float]:
             if spec.get("measured") and name in glued]
 
 
-def output_text(nb) -> str:
+def output_text(nb, timings=()) -> str:
+    """El texto de las salidas, sin las que imprimen alguno de los tiempos medidos
+    ``timings`` (la tabla del cap. 12): todos sus números cambian con la máquina."""
     texts = []
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             data = out.get("data", {})
-            texts.append(out.get("text", "") or data.get("text/plain", ""))
+            text = out.get("text", "") or data.get("text/plain", "")
+            if not any(printed(value, timings) for value in readings(text)):
+                texts.append(text)
     return "\n".join(texts)
+
+
+def test_outputs_that_print_a_measured_time_give_no_sample():
+    """La tabla de tiempos imprime, con otros números, un cociente medido: fuera
+    entera; la salida que solo imprime cuentas exactas se queda."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("stream", text="clone   6.5 ms   ×copia 5.4\n"),
+        nbformat.v4.new_output("stream", text="x: 16 MiB; leer y escribir: 32 MiB\n"),
+    ])])
+    assert readings(output_text(nb, [(5.42, 0.0)])) == [(16.0, 0.5), (32.0, 0.5)]
+    assert len(readings(output_text(nb))) == 4
 
 
 # Cada capítulo imprime al menos estos números de su prosa (los demás los calcula
@@ -546,10 +561,10 @@ def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_number
     from nbclient import NotebookClient
 
     stored = cuaderno_de(path)
-    shown = readings(output_text(stored))
     # Los números de la prosa que la construcción imprimió en el cuaderno (salvo los
-    # tiempos medidos, que cambian de una ejecución a otra)...
+    # tiempos medidos y las salidas que los imprimen: cambian en cada ejecución)...
     timings = [(t, 0.0) for t in measured_values(path)]
+    shown = readings(output_text(stored, timings))
     sample = [v for t in page_numbers(path) for v in readings(t)
               if printed(v, shown) and not printed(v, timings)]
     assert len(sample) >= MIN_SAMPLE, f"{path.name}: la prosa no cita ninguna salida"
