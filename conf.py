@@ -131,12 +131,12 @@ html_static_path = ["_assets"]
 # index.html redirige a la portada (book/intro), con descripción e icono.
 html_additional_pages = {"index": "redireccion.html"}
 # Las dos hojas que la plantilla del tema enlazaba a mano van en css_files, antes que
-# las demás, y entran en el paquete de tema_ligero.py (book/_templates/layout.html ya
-# no las enlaza); basic.css en vez de styles/theme.css, que solo la importa (un viaje
-# más). pydata-sphinx-theme borra de css_files la primera entrada de su hoja, que da
-# por repetida (la nombra su theme.conf): es la de html_style, que deja la de
-# sphinx-book-theme como estaba. formulas.css, justo después de la hoja de KaTeX
-# (500); reserva.css, el alto de cada widget antes de dibujarse.
+# las demás (book/_templates/layout.html ya no las enlaza), y basic.css en vez de
+# styles/theme.css, que solo la importa (un viaje más antes del primer dibujo); las
+# recorta tema_ligero.py. pydata-sphinx-theme borra de css_files la primera entrada
+# de su hoja, que da por repetida (la nombra su theme.conf): es la de html_style, que
+# deja la de sphinx-book-theme como estaba. formulas.css, justo después de la hoja de
+# KaTeX (500); reserva.css, el alto de cada widget antes de dibujarse.
 html_style = ["styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css"]
 html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css",
                   "css/impresion.css", ("basic.css", {"priority": 100}),

@@ -604,8 +604,8 @@ def test_every_icon_is_in_the_trimmed_icon_fonts(rel, visit):
 
 
 def test_trimmed_icon_fonts_hold_only_icons_the_pages_stylesheets_name():
-    """Recortadas a lo que piden las hojas que enlazan las páginas (los paquetes ya
-    purgados), no a todo Font Awesome: leer la hoja del tema sin purgar daba las
+    """Recortadas a lo que piden las hojas que enlazan las páginas (las del tema ya
+    purgadas), no a todo Font Awesome: leer la hoja del tema sin purgar daba las
     fuentes enteras (≈ 260 KB más en cada primera visita)."""
     static = BUILD_HTML / "_static"
     linked = {href.split("?")[0].split("_static/")[-1]

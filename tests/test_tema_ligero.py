@@ -1,7 +1,5 @@
-"""book/_ext/tema_ligero.py: las hojas de terceros recortadas por PurgeCSS, y cada
-tramo de hojas seguidas servido como una sola, con las mismas reglas en el mismo orden
-y sus url() corregidas; las hojas que otras pruebas nombran (KaTeX, ejercicios) siguen
-aparte."""
+"""book/_ext/tema_ligero.py: las hojas de terceros que Sphinx copia en cada
+construcción, recortadas en su sitio por PurgeCSS; las del curso, enteras."""
 
 from __future__ import annotations
 
@@ -18,19 +16,15 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import figuras_telefono  # noqa: E402
 import tema_ligero  # noqa: E402
 
-# --- Las hojas de estilo: recortadas y agrupadas -------------------------------------
+# --- Las hojas de estilo: recortadas ------------------------------------------------
 
 SHEETS = {
     tema_ligero.THEME_SHEET: ".bd-header{top:0}.sin-uso{color:red}"
                              "html[data-theme=dark] .bd-header{color:#fff}"
                              ":focus-visible{outline:solid}",
     "styles/sphinx-book-theme.css": ".bd-header{left:0}.sin-uso{color:blue}",
-    "iconos/iconos.css": "@font-face{src:url(fa.woff)}",
-    "vendor/katex/katex.min.css": ".katex{}",
-    "css/curso.css": ".curso{color:red}",
-    "css/impresion.css": ".sin-uso{display:none}",
-    "css/reserva.css": ".rn-reserva{min-height:1px}",
-    "css/widgets.css": ".sin-uso{margin:0}",
+    "mystnb.1234.css": ".sin-uso{color:green}",
+    "css/curso.css": ".curso{color:red}.sin-uso{display:none}",
 }
 PAGE = ('<html data-theme="light"><body><header class="bd-header curso">'
         '</header></body></html>')
@@ -46,50 +40,19 @@ def _site(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _build(site: Path) -> list[str]:
-    """Lo que hace la construcción: el contexto de una página, y al terminar."""
-    from sphinx.builders.html._assets import _CascadingStyleSheet as Sheet
-
-    css = [Sheet("_static/css/reserva.css", priority=900),
-           Sheet("_static/styles/sphinx-book-theme.css"),
-           Sheet("_static/iconos/iconos.css"),
-           Sheet("_static/vendor/katex/katex.min.css", priority=880),
-           Sheet("_static/css/curso.css", priority=880),
-           Sheet("_static/css/impresion.css", priority=890, media="print"),
-           Sheet("_static/css/widgets.css", priority=900)]
-    context = {"css_files": css}
-    app = SimpleNamespace(outdir=site, builder=SimpleNamespace(format="html"))
-    tema_ligero._bundle_styles(app, "notebooks/04", "page.html", context, None)
-    tema_ligero._purge_styles(app, None)
-    return [css.filename for css in context["css_files"]]
-
-
-def test_consecutive_sheets_become_one_with_the_same_rules_in_order(tmp_path):
+def test_third_party_sheets_are_purged_in_place_and_the_course_s_kept_whole(tmp_path):
     site = _site(tmp_path)
-    names = _build(site)
-    # KaTeX corta el tramo; curso.css queda sola (entre KaTeX y la hoja de impresión,
-    # que lleva «media»), y no se agrupa.
-    assert names[1:4] == ["_static/vendor/katex/katex.min.css", "_static/css/curso.css",
-                          "_static/css/impresion.css"]
-    first, last = (site / names[0]).read_text(), (site / names[4]).read_text()
-    assert first.index(".bd-header{left:0}") < first.index("url(iconos/fa.woff)")
-    assert last.index(".rn-reserva{") < last.index(".sin-uso{margin:0}")
-    # Las hojas de terceros, recortadas; las del curso, enteras.
-    assert ".sin-uso{color:blue}" not in first
-    assert ".sin-uso" in (site / "_static" / "css" / "impresion.css").read_text()
-
-
-def test_bundles_follow_the_sheets_on_the_next_build(tmp_path):
-    site = _site(tmp_path)
-    bundle = site / _build(site)[0]
-    (site / "_static" / "iconos" / "iconos.css").write_text(".icono{color:blue}")
     app = SimpleNamespace(outdir=site, builder=SimpleNamespace(format="html"))
-    tema_ligero._purge_styles(app, None)  # la página no se reescribe
-    assert ".icono{color:blue}" in bundle.read_text(encoding="utf-8")
-    # Un paquete que nombra una hoja que ya no está es de otra construcción: fuera.
-    (site / "_static" / "iconos" / "iconos.css").unlink()
     tema_ligero._purge_styles(app, None)
-    assert not bundle.exists()
+    static = site / "_static"
+    theme = (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8")
+    assert ".bd-header{top:0}" in theme and ".sin-uso" not in theme
+    assert ".sin-uso" not in (static / "styles/sphinx-book-theme.css").read_text()
+    # La de myst-nb (Sphinx no la copia de nuevo: avisaría) y las del curso, enteras.
+    for rel in ("mystnb.1234.css", "css/curso.css"):
+        assert (static / rel).read_text(encoding="utf-8") == SHEETS[rel]
+    tema_ligero._purge_styles(app, None)  # recortar lo ya recortado no quita más
+    assert (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8") == theme
 
 
 def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):
@@ -106,32 +69,6 @@ def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):
     assert ".sin-uso" not in tema_ligero.purgecss(site, [theme])[theme]
 
 
-def test_a_moved_sheet_keeps_its_urls_pointing_at_the_same_files():
-    css = ("a{background:url(img/x.png)}b{src:url('../fa.woff2?v=1#iefix')}"
-           "c{background:url(data:image/png;base64,AAA)}d{src:url(/abs.woff)}"
-           "/*# sourceMappingURL=x.css.map */")
-    moved = tema_ligero.move_sheet(css, "iconos/iconos.css", "paquete-1.css")
-    assert "url(iconos/img/x.png)" in moved
-    assert "url('fa.woff2?v=1#iefix')" in moved
-    assert "url(data:image/png;base64,AAA)" in moved and "url(/abs.woff)" in moved
-    assert "sourceMappingURL" not in moved
-    up = tema_ligero.move_sheet("a{background:url(file.png)}", "basic.css",
-                                "styles/theme.css")
-    assert up == "a{background:url(../file.png)}"
-
-
-def _served(built_site: Path, name: str) -> str:
-    """La hoja ``name`` como la sirve su paquete (cada una empieza por su nombre)."""
-    for bundle in sorted((built_site / "_static").glob("paquete-*.css")):
-        members = tema_ligero.bundle_members(bundle)
-        if name in members:
-            text = bundle.read_text("utf-8")
-            start = text.index(f"\n/* {name} */\n")
-            after = members[members.index(name) + 1:]
-            return text[start:text.index(f"\n/* {after[0]} */\n") if after else None]
-    raise AssertionError(f"ningún paquete lleva {name}")
-
-
 def _stylesheet_requests(site: Path, page: Path) -> list[str]:
     """Las hojas que pide ``page`` antes del primer dibujo: sus <link> y los @import
     de las hojas del sitio que enlaza."""
@@ -145,20 +82,20 @@ def _stylesheet_requests(site: Path, page: Path) -> list[str]:
     return links + imports
 
 
-def test_a_chapter_asks_for_five_stylesheets_with_the_theme_s_in_a_bundle(built_site):
-    """Tres paquetes, la hoja de KaTeX y la de los ejercicios: las dos hojas del tema
-    (que su plantilla enlazaba a mano) van en el primer paquete, una sola vez."""
+def test_a_chapter_asks_for_its_stylesheets_with_no_import_and_the_theme_s_once(
+        built_site):
+    """Ninguna hoja pide otra (``@import``: un viaje más antes del primer dibujo), y
+    las dos del tema, que su plantilla enlazaba a mano, van una sola vez, tras
+    basic.css."""
     chapters = sorted((built_site / "notebooks").glob("[0-9]*.html"))
     assert len(chapters) > 10
     for page in chapters:
         sheets = _stylesheet_requests(built_site, page)
-        assert len(sheets) == 5, (page.name, sheets)
-        first = tema_ligero.bundle_members(page.parent / sheets[0])
-        assert first[:2] == ["basic.css", tema_ligero.THEME_SHEET], first
-    for bundle in (built_site / "_static").glob("paquete-*.css"):
-        members = tema_ligero.bundle_members(bundle)
-        assert len(members) == len(set(members)), (
-            f"hojas repetidas en {bundle.name}: si el tema ya no borra la primera "
+        assert not [s for s in sheets if s.startswith("@import")], (page.name, sheets)
+        names = [s.split("_static/")[-1] for s in sheets]
+        assert names[:2] == ["basic.css", tema_ligero.THEME_SHEET], names
+        assert len(names) == len(set(names)), (
+            f"{page.name}: hojas repetidas {names}: si el tema ya no borra la primera "
             "entrada de su hoja, quita la suya de html_style en conf.py")
 
 
@@ -169,7 +106,7 @@ def test_the_built_theme_sheet_is_purged_but_keeps_what_a_page_uses(built_site):
 
     theme = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
     original = (theme / "static" / tema_ligero.THEME_SHEET).read_text("utf-8")
-    purged = _served(built_site, tema_ligero.THEME_SHEET)
+    purged = (built_site / "_static" / tema_ligero.THEME_SHEET).read_text("utf-8")
     assert len(purged) < 0.4 * len(original), (len(purged), len(original))
 
     class Classes(HTMLParser):

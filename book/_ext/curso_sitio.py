@@ -124,15 +124,11 @@ _PUA = re.compile(r"\\([ef][0-9a-f]{3})(?![0-9a-f])|([\ue000-\uf8ff])", re.I)
 
 def used_icon_codepoints(static: Path) -> set[int]:
     """Los iconos que nombra el CSS del sitio, ya recortado por PurgeCSS (tema_ligero)
-    a las reglas ``.fa-x:before`` de las clases que usan las páginas y el JavaScript.
-    Una hoja de un paquete cuenta por el paquete: el original se queda sin purgar."""
-    from tema_ligero import bundle_members
-
-    bundled = {m for p in static.glob("paquete-*.css") for m in bundle_members(p)}
+    a las reglas ``.fa-x:before`` de las clases que usan las páginas y el JavaScript."""
     used = set()
     for path in static.rglob("*.css"):
         rel = path.relative_to(static).as_posix()
-        if rel not in bundled and not rel.startswith(("vendor/", ICONS_DIR)):
+        if not rel.startswith(("vendor/", ICONS_DIR)):
             css = path.read_text(encoding="utf-8", errors="replace")
             used |= {int(code, 16) if code else ord(c) for code, c in _PUA.findall(css)}
     return used

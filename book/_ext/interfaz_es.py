@@ -2,8 +2,9 @@
 
 ``sphinx.po`` lo carga Sphinx (``locale_dirs``); los demás dominios se registran aquí,
 primeros en ``extensions``: el primer catálogo de un dominio manda sobre el del tema.
-Sphinx solo copia el ``sphinx.js`` de su paquete: los textos de su JavaScript (la
-búsqueda) se añaden con ``Documentation.addTranslations``. myst-nb escribe en inglés y
+Los textos de su JavaScript (la búsqueda) Sphinx los toma de un ``sphinx.js`` aparte:
+para no llevar dos catálogos, los del ``.po`` se añaden con
+``Documentation.addTranslations``. myst-nb escribe en inglés y
 sin catálogo el resumen de las celdas plegadas: ``visit_hidden_cell`` lo reemplaza.
 """
 
