@@ -53,6 +53,9 @@ def test_third_party_sheets_are_purged_in_place_and_the_course_s_kept_whole(tmp_
         assert (static / rel).read_text(encoding="utf-8") == SHEETS[rel]
     tema_ligero._purge_styles(app, None)  # recortar lo ya recortado no quita más
     assert (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8") == theme
+    # Un sitio sin ninguna de esas hojas (otro tema): nada que recortar, ningún error.
+    empty = SimpleNamespace(outdir=tmp_path / "vacio", builder=app.builder)
+    tema_ligero._purge_styles(empty, None)
 
 
 def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):

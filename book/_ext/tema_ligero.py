@@ -47,7 +47,8 @@ def _purge_styles(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         static = Path(app.outdir) / "_static"
         sheets = [static / name for name in PURGED if (static / name).is_file()]
-        for sheet, css in purgecss(Path(app.outdir), sheets).items():
+        purged = purgecss(Path(app.outdir), sheets) if sheets else {}
+        for sheet, css in purged.items():
             sheet.write_text(css, encoding="utf-8")
 
 
