@@ -235,41 +235,73 @@ book-step: execute
 	@echo "Libro construido en $(HTML)/index.html" | tee -a $(BOOK_LOG)
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
-# Las pruebas, en dos tandas: casi todas en varios procesos a la vez (pytest-xdist;
-# cada módulo en un proceso, ver tests/conftest.py), y después, sola, la que reconstruye
-# _build (marca «serial»). Si la primera falla, la segunda se ejecuta igual y la orden
-# falla al final. Ninguna depende de la velocidad de la máquina: eso es «make bench». Las pruebas del navegador pasan casi todo el
-# tiempo esperando a Chromium: con dos núcleos, tres procesos los mantienen ocupados
-# (TEST_WORKERS; con cuatro, la tanda tardaba 335 s en lugar de 288: los navegadores se
-# quitaban CPU); las de «make check» solo calculan, y van en dos (PYTEST_WORKERS).
+# Las pruebas, en tres tandas. Primero, las que no leen el libro ni abren el navegador
+# (UNIT_MARKS: las marcas de tests/conftest.py): empiezan en cuanto están instaladas
+# las herramientas de prueba, mientras se ejecutan los notebooks y se hacen el PDF y el
+# sitio, con la prioridad más baja (nice), así que solo usan el núcleo que esos pasos
+# dejan libre (el PDF y el sitio son un proceso cada uno: ≈ 40 s con un núcleo
+# parado). Su salida queda en $(UNIT_LOG); «make test» la muestra y espera a que
+# acaben. Después, casi todas las demás en varios procesos a la vez (pytest-xdist; cada
+# módulo en un proceso, ver tests/conftest.py), y al final, sola, la que reconstruye
+# _build (marca «serial»). Si una tanda falla, las siguientes se ejecutan igual y la
+# orden falla al final. Ninguna depende de la velocidad de la máquina: eso es «make
+# bench». Las pruebas del navegador pasan casi todo el tiempo esperando a Chromium: con
+# dos núcleos, tres procesos los mantienen ocupados (TEST_WORKERS; con cuatro, la tanda
+# tardaba 335 s en lugar de 288: los navegadores se quitaban CPU); las que solo
+# calculan van en dos (PYTEST_WORKERS).
 PYTEST_WORKERS ?= 2
 TEST_WORKERS ?= 3
+UNIT_MARKS := not browser and not build
+UNIT_LOG := _build/pruebas-sin-libro.log
 test: test-setup
 	$(PY) tests/install_system_deps.py
 	@status=0; \
+	while [ ! -e $(UNIT_LOG).estado ] && kill -0 "$$(cat $(UNIT_LOG).pid)" 2>/dev/null; \
+	do sleep 1; done; \
+	echo "+ pruebas sin libro ni navegador (empezaron antes; salida de $(UNIT_LOG)):"; \
+	cat $(UNIT_LOG); \
+	[ -e $(UNIT_LOG).estado ] || echo "Las pruebas sin libro no terminaron: se pararon."; \
+	[ "$$(cat $(UNIT_LOG).estado 2>/dev/null)" = 0 ] || status=1; \
 	set -x; \
-	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" \
+	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial and not ($(UNIT_MARKS))" \
 	  --durations=30 || status=$$?; \
 	$(PY) -m pytest -m serial --durations=10 || status=$$?; \
 	exit $$status
+
+# La primera tanda de «make test», en segundo plano (su número de proceso, en
+# $(UNIT_LOG).pid; su código de salida, en $(UNIT_LOG).estado). Necesita el motor, las
+# herramientas de prueba y node_modules (PurgeCSS, el corrector), no el libro.
+.PHONY: unit-tests-bg
+unit-tests-bg: test-deps vendor
+	@rm -f $(UNIT_LOG).estado
+	@{ nice -n 19 $(PY) -m pytest -n $(PYTEST_WORKERS) -m "$(UNIT_MARKS)" \
+	  -p no:cacheprovider --durations=10 > $(UNIT_LOG) 2>&1; \
+	  echo $$? > $(UNIT_LOG).estado; } < /dev/null > /dev/null 2>&1 & \
+	echo $$! > $(UNIT_LOG).pid
 
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
 # disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
 # de npm se instalan mientras pip instala los de Python, y las herramientas de prueba
-# mientras se ejecutan los notebooks (solo añaden paquetes: ver $(VENV)/.test-deps).
+# mientras se ejecutan los notebooks (solo añaden paquetes: ver $(VENV)/.test-deps);
+# con ellas empieza, en segundo plano, la primera tanda de pruebas (unit-tests-bg).
 # Después, el PDF del curso y el sitio, ya con el enlace al PDF en la portada (pdf-step:
-# necesita el Chromium de las pruebas; el sitio se construye una sola vez).
+# necesita el Chromium de las pruebas; el sitio se construye una sola vez). Si algo de
+# esto falla, la tanda en segundo plano se para.
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps executed; status=$$?; \
+	$(MAKE) --no-print-directory -j3 --output-sync=target unit-tests-bg executed; \
+	status=$$?; \
 	if [ $$status -eq 0 ]; then $(PY) tests/install_system_deps.py \
 	  && $(MAKE) --no-print-directory pdf-step; status=$$?; fi; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
-	  tail -30 _build/lab-deps.log; exit 1; \
+	  tail -30 _build/lab-deps.log; status=1; \
+	fi; \
+	if [ $$status -ne 0 ] && [ -e $(UNIT_LOG).pid ]; then \
+	  kill "$$(cat $(UNIT_LOG).pid)" 2>/dev/null || true; \
 	fi; \
 	exit $$status
 

@@ -13,7 +13,7 @@ Presupuestos: el widget, visible ≤ 1 s después de DOMContentLoaded; desplazam
 < 0,05. Dependen de la velocidad de la máquina (en una cargada, el widget tardaba
 1,0–3,7 s y el desplazamiento llegó a 0,054), así que viven aquí y no en
 «make test»; lo que no depende de ella (la caja reservada mide lo que el widget
-dibujado) lo comprueba ``tests/test_widgets_site.py``.
+dibujado) lo comprueba ``tests/test_site_view.py``.
 """
 
 from __future__ import annotations

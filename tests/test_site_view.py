@@ -46,6 +46,7 @@ from tests.helpers import (
     LAYOUT_SHIFT_PROBE,
     MAX_LAYOUT_SHIFT,
     ROOT,
+    WIDGET_VIEW,
     PageRecorder,
     draw_widgets,
     html_pages,
@@ -85,6 +86,8 @@ VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
 SWEPT = [f"{v}-claro" for v in VIEWPORTS]
 DARK_PHOTO = {"portatil-claro": "portatil-oscuro"}
 PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
+WIDGET_PAGES = [rel for rel in PAGES
+                if WIDGET_VIEW in (BUILD_HTML / rel).read_text(encoding="utf-8")]
 CHAPTER = "notebooks/04_layernorm.html"
 NEXT_CHAPTER = "notebooks/05_gamma_beta.html"
 NO_MOTION = "*, *::before, *::after { transition: none !important; " \
@@ -216,6 +219,9 @@ class PageView:
     figures: list[tuple[float, float]] = field(default_factory=list)
     # El texto más pequeño de cada figura y de cada gráfico de widget, como se ve.
     figure_text: list[tuple[str, float]] = field(default_factory=list)
+    # Cada widget: su clase, el alto que reservó y el que mide dibujado.
+    widgets: list[dict] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
 
 
 # El tamaño con que se ve el texto de cada figura y de cada gráfico de widget, en px
@@ -275,6 +281,54 @@ async () => {
   return out;
 }
 """
+
+
+# La caja que cada widget reserva mientras no está dibujado (css/reserva.css, por
+# clase de widget y ancho) mide lo que mide el widget dibujado: al aparecer, el texto
+# de debajo no salta (cada carga de ``_look`` mide las dos). Cuándo aparece y cuánto
+# salta en una carga de verdad depende de la velocidad de la máquina: eso lo mide
+# «make bench» (bench/widget_load.py).
+
+RESERVED_VS_DRAWN = """() => [...document.querySelectorAll(".widget-subarea")]
+  .filter((area) => area.dataset.rnWidget)
+  .map((area) => {
+    // Una caja vacía reservada como la que puso widgets-estaticos.js, en el mismo
+    // sitio: su alto es el que tuvo el widget antes de dibujarse.
+    const probe = document.createElement("div");
+    probe.className = "widget-subarea rn-reserva";
+    probe.dataset.rnWidget = area.dataset.rnWidget;
+    for (const name of ["--rn-preguntas", "--rn-numericas"]) {
+      const value = area.style.getPropertyValue(name);
+      if (value) probe.style.setProperty(name, value);
+    }
+    area.parentNode.insertBefore(probe, area);
+    const reserved = probe.getBoundingClientRect().height;
+    probe.remove();
+    return {widget: area.dataset.rnWidget, reserved,
+            drawn: area.getBoundingClientRect().height};
+  })"""
+
+
+def shift_when_drawn(reserved: float, drawn: float, width: int, height: int) -> float:
+    """El desplazamiento (layout shift) que da un widget al dibujarse con la pantalla
+    en su borde de arriba, como quien salta a él por un enlace.
+
+    La fórmula de Chromium: fracción de pantalla afectada × fracción de distancia. Lo
+    que se mueve es lo de debajo del widget: antes y después ocupa la pantalla desde
+    el borde de abajo de la caja más corta (la reservada o la dibujada) hasta abajo; se
+    mueve la diferencia de altos, en fracción de la dimensión mayor de la pantalla. Un
+    widget más alto que la pantalla no deja ver nada debajo: no mueve nada visible."""
+    impact = max(0.0, height - min(reserved, drawn)) / height
+    return impact * abs(drawn - reserved) / max(width, height)
+
+
+def test_shift_when_drawn_follows_the_layout_shift_formula():
+    # Caja de 400 px en una pantalla de 390 × 844 que crece 100 px: se mueve lo de
+    # debajo (444 px de pantalla, 0,526) una distancia de 100/844.
+    assert shift_when_drawn(400, 500, 390, 844) == pytest.approx(444 / 844 * 100 / 844)
+    assert shift_when_drawn(500, 400, 390, 844) == shift_when_drawn(400, 500, 390, 844)
+    assert shift_when_drawn(900, 1000, 390, 844) == 0.0  # no se ve nada debajo
+    assert shift_when_drawn(400, 400, 390, 844) == 0.0
 
 
 def _wait_until_drawn(page) -> None:
@@ -340,6 +394,7 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
             " e.getBoundingClientRect().height])",
         )
         result.figure_text = page.evaluate(FIGURE_TEXT_JS)
+        result.widgets = page.evaluate(RESERVED_VS_DRAWN)
         if PHOTOS:
             result.screenshot = _photograph(page, view, rel)
         if view in DARK_PHOTO:
@@ -357,6 +412,7 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
                 result.dark_screenshot = _photograph(page, DARK_PHOTO[view], rel)
         result.console_errors = list(rec.console_errors)
         result.external = list(rec.external)
+        result.failed = list(rec.failed)
     finally:
         if view in DARK_PHOTO:  # la pestaña sigue: la página siguiente, en claro
             page.emulate_media(color_scheme=SCHEMES[view.split("-")[1]])
@@ -422,6 +478,35 @@ def test_page_does_not_jump_while_it_loads_and_draws_its_widgets(view, rel, look
     )
 
 
+# El id lleva la vista: va al proceso de las demás pruebas de esa vista (SPLIT, en
+# tests/conftest.py) y lee las cargas que ellas ya hicieron.
+@pytest.mark.parametrize("view", SWEPT)
+def test_each_widget_reserves_the_height_it_draws(view, look):
+    """Cada widget, dibujado, mide lo que reservó: con la pantalla en su borde de
+    arriba, el texto de debajo se desplaza menos de ``MAX_LAYOUT_SHIFT`` al aparecer
+    (``shift_when_drawn``); y, si no es un cuestionario (cuyo alto depende de lo que
+    ocupe cada enunciado), reservó su alto con 16 px o un 2 % de margen."""
+    width, height = VIEWPORTS[view.split("-")[0]]
+    problems, measured = [], 0
+    for rel in WIDGET_PAGES:
+        for box in look(view, rel).widgets:
+            measured += 1
+            shift = shift_when_drawn(box["reserved"], box["drawn"], width, height)
+            # Un widget que no es un cuestionario dibuja siempre lo mismo: su caja
+            # mide lo mismo. (Un alto viejo, de antes de cambiar el widget, salta
+            # aunque el widget sea casi tan alto como la pantalla.)
+            off = abs(box["drawn"] - box["reserved"])
+            fixed = box["widget"] != "Quiz" and off > max(16, 0.02 * box["drawn"])
+            if shift >= MAX_LAYOUT_SHIFT or fixed:
+                problems.append(
+                    f"{rel} a {width} px: {box['widget']} reserva "
+                    f"{box['reserved']:.0f} px y dibujado mide {box['drawn']:.0f} "
+                    f"px (desplazamiento {shift:.3f}): corrige su alto en "
+                    "_assets/css/reserva.css")
+    assert measured, "ninguna página con widgets"
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("view, rel", _params())
 def test_no_element_shows_an_english_interface_text(view, rel, look):
     seen = look(view, rel)
@@ -437,6 +522,7 @@ def test_every_page_loads_offline_without_errors_and_is_photographed_on_request(
         assert shot is not None and shot.stat().st_size > 5_000, (rel, view, shot)
     assert not seen.external, f"{rel} ({view}): pidió {seen.external}"
     assert not seen.console_errors, f"{rel} ({view}): {seen.console_errors}"
+    assert not seen.failed, f"{rel} ({view}): {seen.failed}"
 
 
 def _figure_pages() -> list[str]:

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import resnorm
-from bench.widget_load import SIZES
 from resnorm.book import format_vector
 from resnorm.examples import VECTOR
 from tests.helpers import BUILD_HTML, PageRecorder, draw_widgets, html_pages
@@ -326,87 +325,3 @@ def test_back_to_top_does_not_cover_a_widget_on_a_phone(browser, site_url, rende
                        or box[3] < w["y"] or box[1] > w["y"] + w["height"])
         assert not overlap, "«Volver arriba» tapa el widget"
     context.close()
-
-
-# La caja que cada widget reserva mientras no está dibujado (css/reserva.css, por
-# clase de widget y ancho) mide lo que mide el widget dibujado: al aparecer, el texto
-# de debajo no salta. Cuándo aparece y cuánto salta en una carga de verdad depende de
-# la velocidad de la máquina: eso lo mide «make bench» (bench/widget_load.py).
-
-RESERVED_VS_DRAWN = """() => [...document.querySelectorAll(".widget-subarea")]
-  .filter((area) => area.dataset.rnWidget)
-  .map((area) => {
-    // Una caja vacía reservada como la que puso widgets-estaticos.js, en el mismo
-    // sitio: su alto es el que tuvo el widget antes de dibujarse.
-    const probe = document.createElement("div");
-    probe.className = "widget-subarea rn-reserva";
-    probe.dataset.rnWidget = area.dataset.rnWidget;
-    for (const name of ["--rn-preguntas", "--rn-numericas"]) {
-      const value = area.style.getPropertyValue(name);
-      if (value) probe.style.setProperty(name, value);
-    }
-    area.parentNode.insertBefore(probe, area);
-    const reserved = probe.getBoundingClientRect().height;
-    probe.remove();
-    return {widget: area.dataset.rnWidget, reserved,
-            drawn: area.getBoundingClientRect().height};
-  })"""
-
-
-def shift_when_drawn(reserved: float, drawn: float, width: int, height: int) -> float:
-    """El desplazamiento (layout shift) que da un widget al dibujarse con la pantalla
-    en su borde de arriba, como quien salta a él por un enlace.
-
-    La fórmula de Chromium: fracción de pantalla afectada × fracción de distancia. Lo
-    que se mueve es lo de debajo del widget: antes y después ocupa la pantalla desde
-    el borde de abajo de la caja más corta (la reservada o la dibujada) hasta abajo; se
-    mueve la diferencia de altos, en fracción de la dimensión mayor de la pantalla. Un
-    widget más alto que la pantalla no deja ver nada debajo: no mueve nada visible."""
-    impact = max(0.0, height - min(reserved, drawn)) / height
-    return impact * abs(drawn - reserved) / max(width, height)
-
-
-def test_shift_when_drawn_follows_the_layout_shift_formula():
-    # Caja de 400 px en una pantalla de 390 × 844 que crece 100 px: se mueve lo de
-    # debajo (444 px de pantalla, 0,526) una distancia de 100/844.
-    assert shift_when_drawn(400, 500, 390, 844) == pytest.approx(444 / 844 * 100 / 844)
-    assert shift_when_drawn(500, 400, 390, 844) == shift_when_drawn(400, 500, 390, 844)
-    assert shift_when_drawn(900, 1000, 390, 844) == 0.0  # no se ve nada debajo
-    assert shift_when_drawn(400, 400, 390, 844) == 0.0
-
-
-@pytest.mark.parametrize("width,height", SIZES)
-def test_each_widget_reserves_the_height_it_draws(browser, site_url, width, height):
-    """Cada widget, dibujado, mide lo que reservó: con la pantalla en su borde de
-    arriba, el texto de debajo se desplaza menos de ``MAX_LAYOUT_SHIFT`` al aparecer
-    (``shift_when_drawn``); y, si no es un cuestionario (cuyo alto depende de lo que
-    ocupe cada enunciado), reservó su alto con 16 px o un 2 % de margen."""
-    from tests.helpers import MAX_LAYOUT_SHIFT
-
-    context = browser.new_context(viewport={"width": width, "height": height})
-    rec = PageRecorder(context)
-    problems, measured = [], 0
-    try:
-        for rel in _widget_pages():
-            page = rec.next_visit()
-            page.goto(f"{site_url}/{rel}", wait_until="load")
-            draw_widgets(page)
-            for box in page.evaluate(RESERVED_VS_DRAWN):
-                measured += 1
-                shift = shift_when_drawn(box["reserved"], box["drawn"], width, height)
-                # Un widget que no es un cuestionario dibuja siempre lo mismo: su caja
-                # mide lo mismo. (Un alto viejo, de antes de cambiar el widget, salta
-                # aunque el widget sea casi tan alto como la pantalla.)
-                off = abs(box["drawn"] - box["reserved"])
-                fixed = box["widget"] != "Quiz" and off > max(16, 0.02 * box["drawn"])
-                if shift >= MAX_LAYOUT_SHIFT or fixed:
-                    problems.append(
-                        f"{rel} a {width} px: {box['widget']} reserva "
-                        f"{box['reserved']:.0f} px y dibujado mide {box['drawn']:.0f} "
-                        f"px (desplazamiento {shift:.3f}): corrige su alto en "
-                        "_assets/css/reserva.css")
-            problems += [f"{rel}: {e}" for e in rec.console_errors + rec.failed]
-    finally:
-        context.close()
-    assert measured, "ninguna página con widgets"
-    assert not problems, "\n".join(problems)
