@@ -238,15 +238,15 @@ book-step: execute
 # Las pruebas, en tres tandas. Primero, las que no leen el libro ni abren el navegador
 # (UNIT_MARKS: las marcas de tests/conftest.py): empiezan en cuanto están instaladas
 # las herramientas de prueba, mientras se ejecutan los notebooks y se hacen el PDF y el
-# sitio, con la prioridad más baja (nice), así que solo usan el núcleo que esos pasos
-# dejan libre (el PDF y el sitio son un proceso cada uno: ≈ 40 s con un núcleo
-# parado). Su salida queda en $(UNIT_LOG); «make test» la muestra y espera a que
-# acaben. Después, casi todas las demás en varios procesos a la vez (pytest-xdist; cada
-# módulo en un proceso, ver tests/conftest.py), y al final, sola, la que reconstruye
-# _build (marca «serial»). Si una tanda falla, las siguientes se ejecutan igual y la
-# orden falla al final. Ninguna depende de la velocidad de la máquina: eso es «make
-# bench». Las pruebas del navegador pasan casi todo el tiempo esperando a Chromium: con
-# dos núcleos, tres procesos los mantienen ocupados (TEST_WORKERS; con cuatro, la tanda
+# sitio, con la prioridad más baja (nice), en el núcleo que esos pasos dejan libre (el
+# PDF y el sitio son un proceso cada uno: ≈ 40 s con un núcleo parado); su salida
+# queda en $(UNIT_LOG). Con el sitio hecho, mientras ellas acaban, la que reconstruye
+# _build (marca «serial»; las de la primera tanda no leen _build). Después, todas las
+# demás en varios procesos a la vez (pytest-xdist; cada módulo en un proceso, ver
+# tests/conftest.py). Si una tanda falla, las siguientes se ejecutan igual y la orden
+# falla al final. Ninguna depende de la velocidad de la máquina: eso es «make bench».
+# Las pruebas del navegador pasan casi todo el tiempo esperando a Chromium: con dos
+# núcleos, tres procesos los mantienen ocupados (TEST_WORKERS; con cuatro, la tanda
 # tardaba 335 s en lugar de 288: los navegadores se quitaban CPU); las que solo
 # calculan van en dos (PYTEST_WORKERS).
 PYTEST_WORKERS ?= 2
@@ -256,6 +256,7 @@ UNIT_LOG := _build/pruebas-sin-libro.log
 test: test-setup
 	$(PY) tests/install_system_deps.py
 	@status=0; \
+	( set -x; $(PY) -m pytest -m serial --durations=10 ) || status=1; \
 	while [ ! -e $(UNIT_LOG).estado ] && kill -0 "$$(cat $(UNIT_LOG).pid)" 2>/dev/null; \
 	do sleep 1; done; \
 	echo "+ pruebas sin libro ni navegador (empezaron antes; salida de $(UNIT_LOG)):"; \
@@ -265,7 +266,6 @@ test: test-setup
 	set -x; \
 	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial and not ($(UNIT_MARKS))" \
 	  --durations=30 || status=$$?; \
-	$(PY) -m pytest -m serial --durations=10 || status=$$?; \
 	exit $$status
 
 # La primera tanda de «make test», en segundo plano (su número de proceso, en

@@ -30,9 +30,10 @@ BUILD_FIXTURES = {"executed_notebooks", "built_site", "site_url"}
 BROWSER_FIXTURES = {"browser", "page_factory"}
 
 
-# Pruebas que reconstruyen _build: en «make test» corren solas, después de las demás
-# (``-m serial``), para que ninguna otra lea el sitio mientras «make book» lo reescribe
-# (la reconstrucción en caliente). Ninguna prueba mide tiempos: lo que depende de la
+# Pruebas que reconstruyen _build: en «make test» corren aparte (``-m serial``), antes
+# que las del sitio, para que ninguna otra lea el sitio mientras «make book» lo
+# reescribe (la reconstrucción en caliente); a la vez solo corren las que no leen
+# _build (las de la primera tanda, sin las marcas «build» ni «browser»). Ninguna prueba mide tiempos: lo que depende de la
 # velocidad de la máquina (Lighthouse, cuándo aparece un widget, los cocientes de
 # tiempos, la CPU de una reconstrucción) lo mide «make bench» (bench/).
 SERIAL_MODULES: set[str] = set()
