@@ -236,11 +236,11 @@ book-step: execute
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
 # Las pruebas, en tres tandas. Primero, las que no leen el libro ni abren el navegador
-# (UNIT_MARKS: las marcas de tests/conftest.py): empiezan en cuanto están instaladas
-# las herramientas de prueba, mientras se ejecutan los notebooks y se hacen el PDF y el
-# sitio, con la prioridad más baja (nice), en el núcleo que esos pasos dejan libre (el
-# PDF y el sitio son un proceso cada uno: ≈ 40 s con un núcleo parado); su salida
-# queda en $(UNIT_LOG). Con el sitio hecho, mientras ellas acaban, la que reconstruye
+# (UNIT_MARKS: las marcas de tests/conftest.py): con los notebooks ya ejecutados,
+# mientras se hacen el PDF y el sitio, que son un proceso cada uno (≈ 40 s con un
+# núcleo parado); su salida queda en $(UNIT_LOG). (Antes, con los notebooks, los dos
+# núcleos ya están llenos; y con «nice», en una máquina ocupada por otros, esperaban
+# sin fin: quien no es root no puede devolverles la prioridad.) Con el sitio hecho, mientras ellas acaban, la que reconstruye
 # _build (marca «serial»; las de la primera tanda no leen _build). Después, todas las
 # demás en varios procesos a la vez (pytest-xdist; cada módulo en un proceso, ver
 # tests/conftest.py). Si una tanda falla, las siguientes se ejecutan igual y la orden
@@ -268,40 +268,43 @@ test: test-setup
 	  --durations=30 || status=$$?; \
 	exit $$status
 
-# La primera tanda de «make test», en segundo plano (su número de proceso, en
-# $(UNIT_LOG).pid; su código de salida, en $(UNIT_LOG).estado). Necesita el motor, las
-# herramientas de prueba y node_modules (PurgeCSS, el corrector), no el libro.
+# La primera tanda de «make test», en segundo plano, en su propio grupo de procesos
+# (setsid: su número, en $(UNIT_LOG).pid, y «kill -- -número» la para entera, con los
+# procesos de pytest-xdist); su código de salida, en $(UNIT_LOG).estado. Necesita el
+# motor, las herramientas de prueba y node_modules (PurgeCSS, el corrector), no el
+# libro.
 .PHONY: unit-tests-bg
 unit-tests-bg: test-deps vendor
 	@rm -f $(UNIT_LOG).estado
-	@{ nice -n 19 $(PY) -m pytest -n $(PYTEST_WORKERS) -m "$(UNIT_MARKS)" \
+	@setsid bash -c '$(PY) -m pytest -n $(PYTEST_WORKERS) -m "$(UNIT_MARKS)" \
 	  -p no:cacheprovider --durations=10 > $(UNIT_LOG) 2>&1; \
-	  echo $$? > $(UNIT_LOG).estado; } < /dev/null > /dev/null 2>&1 & \
+	  echo $$? > $(UNIT_LOG).estado' < /dev/null > /dev/null 2>&1 & \
 	echo $$! > $(UNIT_LOG).pid
 
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
 # disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
 # de npm se instalan mientras pip instala los de Python, y las herramientas de prueba
-# mientras se ejecutan los notebooks (solo añaden paquetes: ver $(VENV)/.test-deps);
-# con ellas empieza, en segundo plano, la primera tanda de pruebas (unit-tests-bg).
+# mientras se ejecutan los notebooks (solo añaden paquetes: ver $(VENV)/.test-deps).
 # Después, el PDF del curso y el sitio, ya con el enlace al PDF en la portada (pdf-step:
-# necesita el Chromium de las pruebas; el sitio se construye una sola vez). Si algo de
-# esto falla, la tanda en segundo plano se para.
+# necesita el Chromium de las pruebas; el sitio se construye una sola vez), y a la vez,
+# en segundo plano, la primera tanda de pruebas (unit-tests-bg). Si algo de esto falla,
+# la tanda en segundo plano se para.
 .PHONY: test-setup
 test-setup:
-	@mkdir -p _build
+	@mkdir -p _build; rm -f $(UNIT_LOG).pid $(UNIT_LOG).estado
 	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
-	$(MAKE) --no-print-directory -j3 --output-sync=target unit-tests-bg executed; \
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps executed; \
 	status=$$?; \
-	if [ $$status -eq 0 ]; then $(PY) tests/install_system_deps.py \
+	if [ $$status -eq 0 ]; then $(MAKE) --no-print-directory unit-tests-bg \
+	  && $(PY) tests/install_system_deps.py \
 	  && $(MAKE) --no-print-directory pdf-step; status=$$?; fi; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \
 	  tail -30 _build/lab-deps.log; status=1; \
 	fi; \
 	if [ $$status -ne 0 ] && [ -e $(UNIT_LOG).pid ]; then \
-	  kill "$$(cat $(UNIT_LOG).pid)" 2>/dev/null || true; \
+	  kill -- -"$$(cat $(UNIT_LOG).pid)" 2>/dev/null || true; \
 	fi; \
 	exit $$status
 
