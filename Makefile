@@ -248,7 +248,8 @@ book-step: execute
 # Las pruebas del navegador pasan casi todo el tiempo esperando a Chromium: con dos
 # núcleos, tres procesos los mantienen ocupados (TEST_WORKERS; con cuatro, la tanda
 # tardaba 335 s en lugar de 288: los navegadores se quitaban CPU); las que solo
-# calculan van en dos (PYTEST_WORKERS).
+# calculan van en dos (PYTEST_WORKERS). Antes que las pruebas de _build, el lint (ruff),
+# como en «make check».
 PYTEST_WORKERS ?= 2
 TEST_WORKERS ?= 3
 UNIT_MARKS := not browser and not build
@@ -256,6 +257,7 @@ UNIT_LOG := _build/pruebas-sin-libro.log
 test: test-setup
 	$(PY) tests/install_system_deps.py
 	@status=0; \
+	( set -x; $(VENV)/bin/ruff check . ) || status=1; \
 	( set -x; $(PY) -m pytest -m serial --durations=10 ) || status=1; \
 	while [ ! -e $(UNIT_LOG).estado ] && kill -0 "$$(cat $(UNIT_LOG).pid)" 2>/dev/null; \
 	do sleep 1; done; \

@@ -33,9 +33,10 @@ BROWSER_FIXTURES = {"browser", "page_factory"}
 # Pruebas que reconstruyen _build: en «make test» corren aparte (``-m serial``), antes
 # que las del sitio, para que ninguna otra lea el sitio mientras «make book» lo
 # reescribe (la reconstrucción en caliente); a la vez solo corren las que no leen
-# _build (las de la primera tanda, sin las marcas «build» ni «browser»). Ninguna prueba mide tiempos: lo que depende de la
-# velocidad de la máquina (Lighthouse, cuándo aparece un widget, los cocientes de
-# tiempos, la CPU de una reconstrucción) lo mide «make bench» (bench/).
+# _build (las de la primera tanda, sin las marcas «build» ni «browser»). Ninguna
+# prueba mide tiempos: lo que depende de la velocidad de la máquina (Lighthouse,
+# cuándo aparece un widget, los cocientes de tiempos, la CPU de una reconstrucción) lo
+# mide «make bench» (bench/).
 SERIAL_MODULES: set[str] = set()
 SERIAL_TESTS = {
     "test_warm_rebuild_reuses_the_cache_and_starts_no_executor",
