@@ -235,21 +235,23 @@ book-step: execute
 	@echo "Libro construido en $(HTML)/index.html" | tee -a $(BOOK_LOG)
 	@echo "Para verlo: make serve  (sirve $(HTML) en http://127.0.0.1:$(PORT)/)"
 
-# Las pruebas, en tres tandas. Primero, las que no leen el libro ni abren el navegador
-# (UNIT_MARKS: las marcas de tests/conftest.py): con los notebooks ya ejecutados,
-# mientras se hacen el PDF y el sitio, que son un proceso cada uno (≈ 40 s con un
-# núcleo parado); su salida queda en $(UNIT_LOG). (Antes, con los notebooks, los dos
-# núcleos ya están llenos; y con «nice», en una máquina ocupada por otros, esperaban
-# sin fin: quien no es root no puede devolverles la prioridad.) Con el sitio hecho, mientras ellas acaban, la que reconstruye
-# _build (marca «serial»; las de la primera tanda no leen _build). Después, todas las
-# demás en varios procesos a la vez (pytest-xdist; cada módulo en un proceso, ver
-# tests/conftest.py). Si una tanda falla, las siguientes se ejecutan igual y la orden
-# falla al final. Ninguna depende de la velocidad de la máquina: eso es «make bench».
-# Las pruebas del navegador pasan casi todo el tiempo esperando a Chromium: con dos
-# núcleos, tres procesos los mantienen ocupados (TEST_WORKERS; con cuatro, la tanda
-# tardaba 335 s en lugar de 288: los navegadores se quitaban CPU); las que solo
-# calculan van en dos (PYTEST_WORKERS). Antes que las pruebas de _build, el lint (ruff),
-# como en «make check».
+# Las pruebas, en tres tandas, y el lint (ruff, como en «make check»):
+# 1. Las que no leen el libro ni abren el navegador (UNIT_MARKS: las marcas de
+#    tests/conftest.py), en segundo plano, con los notebooks ya ejecutados, mientras se
+#    hacen el PDF y el sitio: son un proceso cada uno (≈ 40 s con un núcleo parado). Su
+#    salida queda en $(UNIT_LOG). (Antes, con los notebooks, los dos núcleos ya están
+#    llenos; y con «nice», en una máquina ocupada por otros, esperaban sin fin: quien no
+#    es root no puede devolverles la prioridad.)
+# 2. Con el sitio hecho, mientras ellas acaban, la que reconstruye _build (marca
+#    «serial»; las de la primera tanda no leen _build).
+# 3. Todas las demás, en varios procesos a la vez (pytest-xdist; cada módulo en un
+#    proceso, ver tests/conftest.py).
+# Si una tanda falla, las siguientes se ejecutan igual y la orden falla al final.
+# Ninguna depende de la velocidad de la máquina: eso es «make bench». Las pruebas del
+# navegador pasan casi todo el tiempo esperando a Chromium: con dos núcleos, tres
+# procesos los mantienen ocupados (TEST_WORKERS; con cuatro, la tanda tardaba 335 s en
+# lugar de 288: los navegadores se quitaban CPU); las que solo calculan van en dos
+# (PYTEST_WORKERS).
 PYTEST_WORKERS ?= 2
 TEST_WORKERS ?= 3
 UNIT_MARKS := not browser and not build
