@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 from pathlib import Path
@@ -162,13 +161,16 @@ def built_notebook(path: Path):
     return nb
 
 
-def execute_notebook(path: Path, timeout: int = CELL_TIMEOUT):
-    """Ejecuta un notebook de arriba abajo en un núcleo nuevo, en su carpeta."""
+def execute_notebook(path: Path, timeout: int = CELL_TIMEOUT, first_cell: str = ""):
+    """Ejecuta un notebook de arriba abajo en un núcleo nuevo, en su carpeta; con
+    ``first_cell``, ese código antes que la primera celda."""
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
+    if first_cell:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(first_cell))
     client = NotebookClient(
-        copy.deepcopy(nb),
+        nb,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import sphinx
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 from tests.helpers import html_pages, toc_files
 
@@ -76,19 +76,13 @@ def english_interface_strings() -> set[str]:
     return {s for s in strings if "%" not in s and "{" not in s} - SAME_IN_SPANISH
 
 
-def other_language(el) -> bool:
-    """¿Está el elemento marcado en otro idioma (un título de la bibliografía)?"""
-    marked = el if el.get("lang") else el.find_parent(lang=True)
-    return marked is not None and not marked["lang"].startswith("es")
-
-
 def english_in_page(html: str, strings: set[str]) -> list[str]:
     """Los textos de la página (atributos de interfaz y texto) que son, o empiezan por,
-    uno de ``strings``."""
-    soup = BeautifulSoup(html, "html.parser")
-    found = []
+    uno de ``strings``: fuera de ``NOT_INTERFACE`` y de lo marcado en otro idioma
+    (``lang``: un título de la bibliografía)."""
+    attributes, texts = [], []
 
-    def check(where: str, value: str) -> None:
+    def check(found: list, where: str, value: str) -> None:
         value = " ".join(value.split())
         # El texto entero o lo que hay antes de cada espacio: como comparar con cada
         # texto de ``strings`` (``value == s or value.startswith(s + " ")``), sin
@@ -97,21 +91,25 @@ def english_in_page(html: str, strings: set[str]) -> list[str]:
         if value in strings or not starts.isdisjoint(strings):
             found.append(f"{where}: {value!r}")
 
-    for el in soup.find_all(True):
-        if el.find_parent(NOT_INTERFACE) or el.name in NOT_INTERFACE:
-            continue
+    # Un recorrido del árbol que lleva el idioma de los antepasados: buscar los
+    # antepasados de cada nodo con bs4 (find_parent) hacía la prueba 10 veces más lenta.
+    def walk(el: Tag, inherited: str | None) -> None:
+        if el.name in NOT_INTERFACE:
+            return
         for name in UI_ATTRIBUTES:
             if el.get(name):
-                check(f"{el.name}@{name}", el[name])
-    for text in soup.find_all(string=True):
-        parent = text.parent
-        if parent is None or parent.name in NOT_INTERFACE:
-            continue
-        if parent.find_parent(NOT_INTERFACE) or other_language(parent):
-            continue
-        if text.strip():
-            check(parent.name, str(text))
-    return found
+                check(attributes, f"{el.name}@{name}", el[name])
+        lang = el["lang"] if el.get("lang") else inherited  # el de sus textos
+        foreign = lang is not None and not lang.startswith("es")
+        below = el["lang"] if el.has_attr("lang") else inherited
+        for child in el.children:
+            if isinstance(child, Tag):
+                walk(child, below)
+            elif isinstance(child, NavigableString) and not foreign and child.strip():
+                check(texts, el.name, str(child))
+
+    walk(BeautifulSoup(html, "html.parser"), None)
+    return attributes + texts
 
 
 def test_english_interface_strings_are_found():
