@@ -51,7 +51,8 @@ def pytest_xdist_make_scheduler(config, log):
     JupyterLab, los experimentos) se calculen una vez. Algunos módulos se reparten más
     fino (``SPLIT``): las vistas del sitio (``test_site_view.py``, una carga por
     página y vista) por vista, las preguntas de cada capítulo (``test_quiz_site.py``)
-    por página y cada cuaderno del alumno en su núcleo nuevo por cuaderno.
+    por página y cada cuaderno del alumno en su núcleo nuevo por cuaderno; y alguno va
+    en el grupo de otro (``JOINED``).
 
     Los grupos salen en el orden de la colección, que ``pytest_collection_modifyitems``
     deja con los más largos delante (``COSTLY``): xdist, por defecto, los ordena por
@@ -71,9 +72,13 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def scope_of(nodeid: str) -> str:
-    """El grupo de una prueba: su módulo, o la parte de él que dice ``SPLIT``."""
+    """El grupo de una prueba: su módulo, la parte de él que dice ``SPLIT`` o el grupo
+    al que ``JOINED`` lo une."""
     module, _, rest = nodeid.partition("::")
-    split = SPLIT.get(module.rsplit("/", 1)[-1])
+    folder, _, name = module.rpartition("/")
+    if name in JOINED:
+        return f"{folder}/{JOINED[name]}" if folder else JOINED[name]
+    split = SPLIT.get(name)
     part = split.search(rest) if split else None
     return f"{module}::{part.group(1)}" if part else module
 
@@ -90,18 +95,22 @@ SPLIT = {
 }
 
 
-#: Los grupos más largos de «make test», delante, de más a menos (medidos módulo a
-#: módulo con la máquina casi libre, issue 32: el cuaderno del GPT en un núcleo nuevo
-#: ≈ 80 s, test_gpt_js ≈ 100 s, test_site_quality ≈ 55 s, cada vista del sitio ≈ 50 s,
-#: test_figures_view ≈ 40 s, JupyterLab ≈ 30 s); los demás van detrás, de más pruebas
-#: a menos, como los ordena xdist. Es solo el orden de salida: una prueba que no esté
-#: aquí se ejecuta igual. Con un grupo largo al final, los otros procesos esperan sin
-#: hacer nada.
+#: Módulos que van en el grupo de otro: test_site_quality.py lee la carga de cada página
+#: que hace test_site_view.py en el portátil (fixture ``site_views``, una por proceso).
+JOINED = {"test_site_quality.py": "test_site_view.py::portatil-claro"}
+
+
+#: Los grupos más largos de cada tanda de «make test», delante, de más a menos (medidos
+#: módulo a módulo con la máquina casi libre, issue 32: el cuaderno del GPT en un núcleo
+#: nuevo ≈ 80 s, test_gpt_js ≈ 100 s, cada vista del sitio ≈ 50 s (la del portátil, con
+#: test_site_quality.py, más), test_figures_view ≈ 40 s, JupyterLab ≈ 30 s); los demás
+#: van detrás, de más pruebas a menos, como los ordena xdist. Es solo el orden de
+#: salida: una prueba que no esté aquí se ejecuta igual. Con un grupo largo al final,
+#: los otros procesos esperan sin hacer nada.
 COSTLY = (
     "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
     "_the_page_numbers[10_gpt_diminuto]",
     "test_gpt_js.py",
-    "test_site_quality.py",
     "test_site_view.py::",
     "test_figures_view.py",
     "test_jupyterlab.py",
@@ -232,6 +241,17 @@ def browser():
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="session")
+def site_views(browser, site_url):
+    """Cada página vista en cada vista (ancho y modo) de ``test_site_view.py``, una
+    carga por página, vista y proceso; ``test_site_quality.py`` lee la del portátil."""
+    from tests.test_site_view import SiteViews
+
+    views = SiteViews(browser, site_url)
+    yield views
+    views.close()
 
 
 @pytest.fixture()

@@ -17,6 +17,9 @@ def test_a_module_is_one_group_unless_split_by_view_page_or_notebook():
     assert scope_of("tests/test_site_view.py::test_x[tableta-claro-index.html]") == (
         "tests/test_site_view.py::tableta-claro")
     assert scope_of(f"{FRESH}[10_gpt_diminuto]") == f"{FRESH}[10_gpt_diminuto]"
+    # Las páginas de test_site_quality.py, con las del portátil de test_site_view.py.
+    assert scope_of("tests/test_site_quality.py::test_axe[index.html]") == (
+        "tests/test_site_view.py::portatil-claro")
     # Las demás pruebas del módulo de los cuadernos van juntas.
     assert scope_of("tests/test_cuadernos.py::test_sections_carry[04_layernorm]") == (
         "tests/test_cuadernos.py")

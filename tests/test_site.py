@@ -1,8 +1,8 @@
 """El sitio construido tiene una página por cada entrada de ``_toc.yml``.
 
 Lo que se mira en Chromium (sin red externa, sin errores de consola, fórmulas
-dibujadas, búsqueda en español) está en ``test_site_quality.py``: cada página se visita
-allí una sola vez.
+dibujadas, búsqueda en español) está en ``test_site_quality.py`` y
+``test_site_view.py``: cada página se carga una vez en cada ancho.
 """
 
 from __future__ import annotations

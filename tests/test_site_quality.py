@@ -2,16 +2,18 @@
 (axe-core), ligera y legible en modo oscuro. (El buscador se prueba en
 ``tests/test_site_view.py``.)
 
-Cada página se visita una sola vez (``visit``), una tras otra en la misma pestaña: en
-modo claro se mide todo (peso, textos, axe, encabezados, iconos) y después se cambia el
-tema a oscuro en la misma página para las pruebas de contraste. Las pruebas de abajo
-leen ese informe. (El servidor de las pruebas responde con ``Cache-Control: no-store``,
-así que Chromium no guarda nada en su caché: cada página descarga todo, como en la
-primera visita, y su peso es el de verdad.)
+Cada página se mide en la carga que ya hace ``tests/test_site_view.py`` en el portátil
+(1366×900, ``QUALITY_VIEW``), una tras otra en la misma pestaña: en claro se mide todo
+(peso, textos, axe, encabezados, iconos) y, cuando esa carga pasa a oscuro como lo pide
+el sistema del lector, las pruebas de contraste. Las pruebas de abajo leen ese informe.
+(El servidor de las pruebas responde con ``Cache-Control: no-store``, así que Chromium
+no guarda nada en su caché: cada página descarga todo, como en la primera visita, y su
+peso es el de verdad.)
 
-Presupuesto (gzip de todo lo que la página descarga): 700 KB sin widgets, 1,5 MB con
-widgets. La tabla de pesos se imprime al final y se guarda en
-``_build/pesos-por-pagina.txt``; las capturas en modo oscuro, en ``_build/capturas/``.
+Presupuesto (gzip de todo lo que la página descarga hasta dibujar sus widgets, antes de
+pedir las imágenes diferidas): 700 KB sin widgets, 1,5 MB con widgets. La tabla de
+pesos se imprime al final y se guarda en ``_build/pesos-por-pagina.txt``; las capturas
+en modo oscuro, en ``_build/capturas/``.
 """
 
 from __future__ import annotations
@@ -29,18 +31,13 @@ from tests.helpers import (
     ROOT,
     WIDGET_VIEW,
     PageRecorder,
-    draw_widgets,
     html_pages,
     is_local,
-    open_page,
-    wait_for_math,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
 KB = 1000
-LOAD_TIMEOUT = 90_000  # ms
-NO_TRANSITIONS = "*, *::before, *::after { transition: none !important; }"
 BUDGET_PLAIN = 700 * KB
 BUDGET_WIDGETS = 1500 * KB
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -317,18 +314,18 @@ def _run_axe(page, rules: list[str] | None = None) -> list[dict]:
     )
 
 
-def _visit(rec: PageRecorder, site_url: str, rel: str,
-           shots: dict[str, Path]) -> PageReport:
+#: La vista de ``test_site_view.py`` cuya carga de cada página mide también lo de aquí.
+QUALITY_VIEW = "portatil-claro"
+_SHOTS: dict[str, Path] = {}  # las capturas en oscuro de este proceso: tipo → archivo
+
+
+def measure_light(page, rec: PageRecorder, site_url: str, rel: str,
+                  first_view: list) -> PageReport:
+    """En claro, con la página cargada y dibujada, sin transiciones: textos, axe,
+    contraste de los widgets y el peso de lo que trajo la primera vista
+    (``first_view``: las respuestas hasta dibujar los widgets, antes de pedir las
+    imágenes diferidas)."""
     report = PageReport(rel)
-    page = rec.next_visit()
-    # Plazos holgados: la máquina de pruebas puede estar ocupada (2 núcleos).
-    open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
-    draw_widgets(page, timeout=LOAD_TIMEOUT)
-    wait_for_math(page, timeout=LOAD_TIMEOUT)
-    page.evaluate("document.fonts.ready")
-    # Sin transiciones: axe mediría colores a medio camino (al cargar, el tema
-    # aplica el modo de color; luego cambiamos a oscuro).
-    page.add_style_tag(content=NO_TRANSITIONS)
     report.scan = page.evaluate(SCAN_JS, SCAN_ATTRIBUTES)
     text = page.locator("main, article, body").first.inner_text()
     report.raw_latex = [m for m in RAW_LATEX if m in text]
@@ -336,8 +333,17 @@ def _visit(rec: PageRecorder, site_url: str, rel: str,
     report.axe = _run_axe(page)
     if report.has_widgets:
         report.widget_contrast["claro"] = page.evaluate(WIDGET_CONTRAST_JS)
-    # Modo oscuro en la misma página: el tema lo decide con data-theme en <html>.
-    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    report.weights = [(_gzip_size(r), r.url.replace(site_url, ""))
+                      for r in first_view if is_local(r.url)]
+    report.console_errors = list(rec.console_errors)
+    report.external = list(rec.external)
+    report.failed = list(rec.failed)
+    return report
+
+
+def measure_dark(page, report: PageReport) -> None:
+    """La misma página, ya en oscuro (``data-theme``): contraste, fondos de las
+    imágenes y una captura de la primera página con widget o con figura."""
     report.axe_dark = _run_axe(page, ["color-contrast"])
     report.images_dark = page.evaluate(IMAGE_BACKGROUNDS_JS)
     if report.has_widgets:
@@ -345,44 +351,32 @@ def _visit(rec: PageRecorder, site_url: str, rel: str,
     kind = (
         "widget" if report.has_widgets else "figura" if report.images_dark else None
     )
-    if kind and kind not in shots:
+    if kind and kind not in _SHOTS:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         target = "article .widget-subarea" if kind == "widget" else "article img"
-        shots[kind] = SCREENSHOTS / f"oscuro-{kind}.png"
+        _SHOTS[kind] = SCREENSHOTS / f"oscuro-{kind}.png"
         page.locator(target).first.scroll_into_view_if_needed()
-        page.screenshot(path=str(shots[kind]))
-        report.screenshot = shots[kind]
-    report.weights = [
-        (_gzip_size(r), r.url.replace(site_url, ""))
-        for r in rec.responses
-        if is_local(r.url)
-    ]
-    report.console_errors = list(rec.console_errors)
-    report.external = list(rec.external)
-    report.failed = list(rec.failed)
-    return report
+        page.screenshot(path=str(_SHOTS[kind]))
+        report.screenshot = _SHOTS[kind]
 
 
 @pytest.fixture(scope="module")
-def visit(browser, site_url, request):
+def visit(site_views, request):
+    """El informe de cada página: lo mide la carga de ``QUALITY_VIEW`` de
+    ``test_site_view.py`` (``site_views``, una por página y proceso; el reparto de
+    conftest pone este módulo en el mismo proceso que esa vista)."""
     if not AXE_JS.exists():
         pytest.fail(
             "Falta node_modules/axe-core: ejecuta «npm ci» (lo hace «make book»)."
         )
     cache: dict[str, PageReport] = {}
-    shots: dict[str, Path] = {}
-    context = browser.new_context(
-        color_scheme="light", viewport={"width": 1200, "height": 900}
-    )
-    rec = PageRecorder(context)
 
     def get(rel: str) -> PageReport:
         if rel not in cache:
-            cache[rel] = _visit(rec, site_url, rel, shots)
+            cache[rel] = site_views.look(QUALITY_VIEW, rel).quality
         return cache[rel]
 
     yield get
-    context.close()
     if cache:
         table = weights_table(cache.values())
         WEIGHTS_REPORT.parent.mkdir(parents=True, exist_ok=True)

@@ -23,10 +23,11 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
 * la búsqueda muestra las fórmulas como texto y «gamma» lleva al capítulo 5.
 
 Cada página se carga una vez en cada ancho, en claro (``SWEPT``). Ninguna de estas
-comprobaciones depende del modo de color (el contraste en oscuro lo mide
-``test_site_quality.py`` con axe): en el portátil, la misma carga pasa después a modo
-oscuro como lo pide el sistema del lector (``prefers-color-scheme``): el tema tiene que
-seguirlo, y con ``make fotos`` se fotografía otra vez, en ``portatil-oscuro``. Los
+comprobaciones depende del modo de color: en el portátil, la misma carga pasa después a
+modo oscuro como lo pide el sistema del lector (``prefers-color-scheme``): el tema tiene
+que seguirlo, y con ``make fotos`` se fotografía otra vez, en ``portatil-oscuro``. Esa
+carga del portátil mide también, en claro y en oscuro, lo que leen las pruebas de
+``test_site_quality.py`` (axe, contraste, pesos, encabezados). Los
 índices se abren y se cierran en las seis vistas, cada una cargada ya en su modo.
 """
 
@@ -60,6 +61,12 @@ from tests.test_figures_view import (
     _attr,
     _site_figures,
     smallest_text_px,
+)
+from tests.test_site_quality import (
+    QUALITY_VIEW,
+    PageReport,
+    measure_dark,
+    measure_light,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
@@ -222,6 +229,8 @@ class PageView:
     # Cada widget: su clase, el alto que reservó y el que mide dibujado.
     widgets: list[dict] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    # En QUALITY_VIEW, lo que leen las pruebas de test_site_quality.py.
+    quality: PageReport | None = None
 
 
 # El tamaño con que se ve el texto de cada figura y de cada gráfico de widget, en px
@@ -332,9 +341,17 @@ def test_shift_when_drawn_follows_the_layout_shift_formula():
 
 
 def _wait_until_drawn(page) -> None:
+    _draw(page)
+    _settle(page)
+
+
+def _draw(page) -> None:
     wait_for_math(page, timeout=LOAD_TIMEOUT)
     # La foto debe mostrar los widgets, no sus cajas reservadas.
     draw_widgets(page, timeout=LOAD_TIMEOUT)
+
+
+def _settle(page) -> None:
     page.add_style_tag(content=NO_MOTION)
     # Las figuras llevan loading="lazy": una foto de la página entera no se desplaza,
     # así que sin esto saldrían en blanco. Su caja ya está reservada (width, height).
@@ -376,7 +393,9 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
     page = rec.next_visit()
     try:
         open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
-        _wait_until_drawn(page)
+        _draw(page)
+        first_view = list(rec.responses)  # antes de pedir las imágenes diferidas
+        _settle(page)
         # Cargada, con las fórmulas, las fuentes y cada widget dibujados: lo que se
         # ha movido hasta aquí lo ha visto el lector.
         result.layout_shift, result.shifts = layout_shifts(page)
@@ -397,6 +416,8 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
         result.widgets = page.evaluate(RESERVED_VS_DRAWN)
         if PHOTOS:
             result.screenshot = _photograph(page, view, rel)
+        if view == QUALITY_VIEW:  # axe, pesos, encabezados…: test_site_quality.py
+            result.quality = measure_light(page, rec, site_url, rel, first_view)
         if view in DARK_PHOTO:
             # El sistema del lector pasa a oscuro: el tema lo sigue (data-theme).
             page.emulate_media(color_scheme="dark")
@@ -410,6 +431,8 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
             )
             if PHOTOS:
                 result.dark_screenshot = _photograph(page, DARK_PHOTO[view], rel)
+            if result.quality is not None:
+                measure_dark(page, result.quality)
         result.console_errors = list(rec.console_errors)
         result.external = list(rec.external)
         result.failed = list(rec.failed)
@@ -419,36 +442,44 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
     return result
 
 
-@pytest.fixture(scope="module")
-def tab(browser):
-    """La pestaña de cada vista (un contexto de navegador por vista, abierto la primera
-    vez que se pide): las pruebas de una vista abren en ella sus páginas una tras otra,
-    como quien sigue los enlaces del curso. Mide los desplazamientos de diseño
-    (``LAYOUT_SHIFT_PROBE``) en cada página que abre."""
-    recorders: dict[str, PageRecorder] = {}
+class SiteViews:
+    """Una pestaña por vista (un contexto de navegador por vista, abierto la primera vez
+    que se pide) y lo visto en cada página en cada vista: una carga por página, vista y
+    proceso de pytest, para las pruebas de aquí y las de ``test_site_quality.py``
+    (fixture ``site_views`` de conftest). Las pruebas de una vista abren en su pestaña
+    sus páginas una tras otra, como quien sigue los enlaces del curso; en cada una se
+    miden los desplazamientos de diseño (``LAYOUT_SHIFT_PROBE``)."""
 
-    def get(view: str) -> PageRecorder:
-        if view not in recorders:
-            context = _new_context(browser, view)
+    def __init__(self, browser, site_url: str):
+        self.browser, self.site_url = browser, site_url
+        self.tabs: dict[str, PageRecorder] = {}
+        self.seen: dict[tuple[str, str], PageView] = {}
+
+    def tab(self, view: str) -> PageRecorder:
+        if view not in self.tabs:
+            context = _new_context(self.browser, view)
             context.add_init_script(LAYOUT_SHIFT_PROBE)
-            recorders[view] = PageRecorder(context)
-        return recorders[view]
+            self.tabs[view] = PageRecorder(context)
+        return self.tabs[view]
 
-    yield get
-    for rec in recorders.values():
-        rec.context.close()
+    def look(self, view: str, rel: str) -> PageView:
+        if (view, rel) not in self.seen:
+            self.seen[view, rel] = _look(self.tab(view), self.site_url, view, rel)
+        return self.seen[view, rel]
+
+    def close(self) -> None:
+        for rec in self.tabs.values():
+            rec.context.close()
 
 
-@pytest.fixture(scope="module")
-def look(tab, site_url):
-    cache: dict[tuple[str, str], PageView] = {}
+@pytest.fixture(scope="session")
+def tab(site_views):
+    return site_views.tab
 
-    def get(view: str, rel: str) -> PageView:
-        if (view, rel) not in cache:
-            cache[view, rel] = _look(tab(view), site_url, view, rel)
-        return cache[view, rel]
 
-    return get
+@pytest.fixture(scope="session")
+def look(site_views):
+    return site_views.look
 
 
 def _params():
