@@ -256,9 +256,13 @@ PYTEST_WORKERS ?= 2
 TEST_WORKERS ?= 3
 UNIT_MARKS := not browser and not build
 UNIT_LOG := _build/pruebas-sin-libro.log
+# Con Ctrl-C (o si la orden se para), la primera tanda se para también: va en otra
+# sesión (setsid) y la señal del terminal no le llega.
+STOP_UNIT := trap 'kill -- -"$$(cat $(UNIT_LOG).pid 2>/dev/null)" 2>/dev/null; \
+  exit 130' INT TERM HUP
 test: test-setup
-	$(PY) tests/install_system_deps.py
-	@status=0; \
+	@$(STOP_UNIT); $(PY) tests/install_system_deps.py
+	@$(STOP_UNIT); status=0; \
 	( set -x; $(VENV)/bin/ruff check . ) || status=1; \
 	( set -x; $(PY) -m pytest -m serial --durations=10 ) || status=1; \
 	while [ ! -e $(UNIT_LOG).estado ] && kill -0 "$$(cat $(UNIT_LOG).pid)" 2>/dev/null; \
@@ -297,7 +301,8 @@ unit-tests-bg: test-deps vendor
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build; rm -f $(UNIT_LOG).pid $(UNIT_LOG).estado
-	@$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
+	@$(STOP_UNIT); \
+	$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps executed; \
 	status=$$?; \
 	if [ $$status -eq 0 ]; then $(MAKE) --no-print-directory unit-tests-bg \
