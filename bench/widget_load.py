@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SIZES = [(1366, 900), (820, 1180), (390, 844)]
 BUDGET_MS = 1000.0
 VIEW = 'type="application/vnd.jupyter.widget-view+json"'
 
@@ -105,9 +104,11 @@ def within_budget(row: dict) -> bool:
 
 def bench_widget_load(browser, site_url: str, html_dir: Path, pages: list[str],
                       log=print) -> list[dict]:
+    from tests.helpers import VIEWPORTS
+
     found = widget_pages(html_dir, pages)
     rows = []
-    for width, height in SIZES:
+    for width, height in reversed(VIEWPORTS.values()):  # del portátil al teléfono
         log(f"  primer widget a {width}×{height}: {len(found)} páginas…")
         for row in jump_to_first_widget(browser, site_url, found, width, height):
             row["ok"] = within_budget(row)

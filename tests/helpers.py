@@ -319,6 +319,14 @@ new PerformanceObserver((list) => {
 """
 MAX_LAYOUT_SHIFT = 0.05
 
+#: Los tamaños de ventana del sitio (ancho, alto en px CSS): los de
+#: ``tests/test_site_view.py`` y los de ``make bench`` (``bench/widget_load.py``).
+VIEWPORTS = {
+    "telefono": (390, 844),
+    "tableta": (820, 1180),
+    "portatil": (1366, 900),
+}
+
 
 def layout_shifts(page, settle_ms: int = 50) -> tuple[float, str]:
     """El desplazamiento acumulado de ``page`` (con ``LAYOUT_SHIFT_PROBE``) y una

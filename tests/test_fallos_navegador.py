@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import (
+    VIEWPORTS,
     draw_widgets,
     open_page,
 )
@@ -30,11 +31,6 @@ from tests.helpers import (
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
 LOAD_TIMEOUT = 90_000
-VIEWPORTS = {
-    "telefono": (390, 844),
-    "tableta": (820, 1180),
-    "portatil": (1366, 900),
-}
 CHAPTER = "notebooks/03_media_desviacion.html"
 
 BLOCKED = """

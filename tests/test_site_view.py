@@ -47,6 +47,7 @@ from tests.helpers import (
     LAYOUT_SHIFT_PROBE,
     MAX_LAYOUT_SHIFT,
     ROOT,
+    VIEWPORTS,
     WIDGET_VIEW,
     PageRecorder,
     draw_widgets,
@@ -80,11 +81,6 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 # «make fotos»: las mismas cargas, con una foto de cada página entera (≈ 1/2 del tiempo
 # de cada vista en el portátil, con la oscura); «make test» no las hace.
 PHOTOS = os.environ.get("RESNORM_FOTOS") == "1"
-VIEWPORTS = {
-    "telefono": (390, 844),
-    "tableta": (820, 1180),
-    "portatil": (1366, 900),
-}
 SCHEMES = {"claro": "light", "oscuro": "dark"}
 VIEWS = [(v, s) for v in VIEWPORTS for s in SCHEMES]
 VIEW_IDS = [f"{v}-{s}" for v, s in VIEWS]
