@@ -22,7 +22,7 @@ import pytest
 from resnorm import exercises
 from resnorm.exercises import Feedback, check_function
 from resnorm.exercises._feedback import HOW_TO_RUN_URL
-from tests.helpers import ROOT, notebook_paths
+from tests.helpers import ROOT, VIEWPORTS, notebook_paths
 
 NOTEBOOKS = notebook_paths()
 CHAPTER_TESTS = [
@@ -341,8 +341,9 @@ def test_built_chapters_show_a_neutral_box_for_every_stub(built_site):
 def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
     site_url, browser, dark
 ):
+    width, height = VIEWPORTS["telefono"]
     context = browser.new_context(
-        viewport={"width": 390, "height": 844},
+        viewport={"width": width, "height": height},
         color_scheme="dark" if dark else "light",
     )
     try:

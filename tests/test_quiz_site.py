@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from tests.helpers import BUILD_HTML, PageRecorder, draw_widgets
+from tests.helpers import BUILD_HTML, VIEWPORTS, PageRecorder, draw_widgets
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -104,8 +104,9 @@ def test_every_chapter_page_has_questions():
 @pytest.fixture(scope="module")
 def phone_tab(browser):
     """Una pestaña a 390 px, en claro, para las páginas de preguntas una tras otra."""
+    width, height = VIEWPORTS["telefono"]
     context = browser.new_context(
-        color_scheme="light", viewport={"width": 390, "height": 844}
+        color_scheme="light", viewport={"width": width, "height": height}
     )
     yield PageRecorder(context)
     context.close()

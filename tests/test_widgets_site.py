@@ -13,7 +13,13 @@ import pytest
 import resnorm
 from resnorm.book import format_vector
 from resnorm.examples import VECTOR
-from tests.helpers import BUILD_HTML, PageRecorder, draw_widgets, html_pages
+from tests.helpers import (
+    BUILD_HTML,
+    VIEWPORTS,
+    PageRecorder,
+    draw_widgets,
+    html_pages,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
 
@@ -304,7 +310,8 @@ def test_fieldset_legends_are_not_bigger_than_the_widget_title(
 
 def test_back_to_top_does_not_cover_a_widget_on_a_phone(browser, site_url, rendered):
     found, _ = rendered
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+    width, height = VIEWPORTS["telefono"]
+    context = browser.new_context(viewport={"width": width, "height": height})
     rec = PageRecorder(context)
     page = rec.goto(f"{site_url}/{found['rn-layernorm'][0]}")
     draw_widgets(page)
