@@ -24,7 +24,7 @@ from myst_parser.parsers.mdit import create_md_parser
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from cuadernos import Conversor, destinos_de, nombres, urls_de_lanzamiento
-from tests.helpers import BUILD_HTML, ROOT, notebook_paths
+from tests.helpers import BUILD_HTML, ROOT, built_soup, notebook_paths
 
 NOTEBOOKS = notebook_paths()
 CUADERNOS = BUILD_HTML / "cuadernos"
@@ -411,8 +411,7 @@ def test_no_solution_in_the_open_and_every_exercise_keeps_its_stub(path, built_s
 
 def page_numbers(path) -> list[str]:
     """Los valores pegados que muestra la página (``span.pasted-text``)."""
-    page = BUILD_HTML / path.relative_to(ROOT).with_suffix(".html")
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    soup = built_soup(path.relative_to(ROOT).with_suffix(".html").as_posix())
     return [s.get_text() for s in soup.select("span.pasted-text")]
 
 
@@ -579,8 +578,7 @@ def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_number
 @pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_sections_carry_the_numbers_of_the_page(path, built_site):
-    page = BUILD_HTML / path.relative_to(ROOT).with_suffix(".html")
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    soup = built_soup(path.relative_to(ROOT).with_suffix(".html").as_posix())
     numbers = [m.group(0) for h in soup.select("main section h2, main section h3")
                if (m := re.match(r"(?:\d+|[A-Z])(?:\.\d+)+\.", h.get_text(strip=True)))]
     headings = [line.split(" ", 1)[1] for c in cuaderno_de(path).cells

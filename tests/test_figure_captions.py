@@ -16,13 +16,12 @@ en las páginas sin número (portada, apéndice) una figura lleva solo «Figura 
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import BUILD_HTML, chapter_numbers, html_pages
+from tests.helpers import BUILD_HTML, built_soup, chapter_numbers, html_pages
 
 pytestmark = pytest.mark.build
 
@@ -40,15 +39,6 @@ HOW_TO_CAPTION = (
 )
 CAPTION = re.compile(r"^Figura (?:(\d+|[A-Z])\.)?(\d+) — \S")
 SVG_FIGURE = re.compile(r"(?:^|/)(?:figuras|_images)/[\w.-]+\.svg$")
-
-
-@functools.cache
-def _soup(rel: str):
-    """La página construida, analizada una vez por proceso (ninguna prueba la
-    modifica)."""
-    from bs4 import BeautifulSoup
-
-    return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")
 
 
 def _chapter(rel: str) -> int | None:
@@ -107,14 +97,14 @@ FIGURE_PAGES = _pages_with_figures() if PAGES else []
 def test_the_site_has_numbered_figures():
     assert len(FIGURE_PAGES) >= 5, FIGURE_PAGES
     # La lista de páginas con figuras es la misma que da el análisis completo.
-    assert FIGURE_PAGES == [rel for rel in PAGES if _content_images(_soup(rel))]
+    assert FIGURE_PAGES == [rel for rel in PAGES if _content_images(built_soup(rel))]
 
 
 @pytest.mark.parametrize("rel", FIGURE_PAGES)
 def test_every_figure_has_a_numbered_spanish_caption(rel):
     chapter = _chapter(rel)
     problems, numbers = [], []
-    for img in _content_images(_soup(rel)):
+    for img in _content_images(built_soup(rel)):
         text = _caption(img)
         if text is None:
             problems.append(f"sin <figure> con pie: {_where(img)}")
@@ -141,7 +131,7 @@ def test_every_figure_has_a_numbered_spanish_caption(rel):
 def _figure_numbers(rel: str) -> dict[str, str]:
     """id del <figure> → «Figura N.M» de su pie, en la página ``rel``."""
     out = {}
-    for figure in _soup(rel).select("figure[id]"):
+    for figure in built_soup(rel).select("figure[id]"):
         number = figure.select_one("figcaption .caption-number")
         if number is not None:
             out[figure["id"]] = number.get_text(strip=True).removesuffix("—").strip()
@@ -150,7 +140,7 @@ def _figure_numbers(rel: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("rel", PAGES)
 def test_every_figure_reference_resolves_to_its_number(rel):
-    soup = _soup(rel)
+    soup = built_soup(rel)
     article = _article(soup)
     text = article.get_text(" ")
     assert "Figura %s" not in text, f"{rel}: referencia sin resolver («Figura %s»)"

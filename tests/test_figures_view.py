@@ -322,14 +322,12 @@ def test_site_scan_finds_every_figure_also_inside_numbered_glue_figures(built_si
     """La búsqueda de figuras de estas pruebas (una expresión regular) ve las mismas
     ``img.curso-figura`` que un analizador de HTML, también las de los pies
     numerados."""
-    from bs4 import BeautifulSoup
-
-    from tests.helpers import html_pages
+    from tests.helpers import built_soup, html_pages
 
     in_figures = 0
     for rel in html_pages(built_site):
         text = (built_site / rel).read_text(encoding="utf-8")
-        images = BeautifulSoup(text, "html.parser").select("img.curso-figura")
+        images = built_soup(rel).select("img.curso-figura")
         assert len(_IMG.findall(text)) == len(images), rel
         in_figures += sum(img.find_parent("figure") is not None for img in images)
     assert in_figures >= 1, "ninguna figura dentro de un {glue:figure}"

@@ -40,7 +40,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.helpers import BUILD_HTML, ROOT, PageRecorder, notebook_paths
+from tests.helpers import BUILD_HTML, ROOT, PageRecorder, built_soup, notebook_paths
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -664,10 +664,7 @@ RAW_MARKUP = ("{glue", "{numref", "{cite", ":::{", "```{", "{term}", "{doc}", "{
 
 def page_glued_texts(path: Path) -> list[str]:
     """Lo que la página web muestra de cada valor pegado (``span.pasted-text``)."""
-    from bs4 import BeautifulSoup
-
-    page = BUILD_HTML / path.relative_to(ROOT).with_suffix(".html")
-    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    soup = built_soup(path.relative_to(ROOT).with_suffix(".html").as_posix())
     return [" ".join(s.get_text().split()) for s in soup.select("span.pasted-text")]
 
 

@@ -9,14 +9,13 @@ matemáticas.
 
 from __future__ import annotations
 
-import functools
 import pickle
 import re
 from collections import Counter
 
 import pytest
 
-from tests.helpers import BUILD_HTML, ROOT
+from tests.helpers import BUILD_HTML, ROOT, built_soup
 
 pytestmark = [pytest.mark.build]
 
@@ -45,17 +44,9 @@ def _doctree_formulas() -> dict[str, Counter]:
     return pages
 
 
-def _soup(docname: str):
-    from bs4 import BeautifulSoup
-
-    html = (BUILD_HTML / f"{docname}.html").read_text(encoding="utf-8")
-    return BeautifulSoup(html, "html.parser")
-
-
-@functools.cache
 def _page(docname: str):
-    """``_soup``, leída una vez para las pruebas que solo la leen (no la cambian)."""
-    return _soup(docname)
+    """La página construida (compartida: solo para leerla)."""
+    return built_soup(f"{docname}.html")
 
 
 def _rendered(soup) -> Counter:
@@ -88,14 +79,16 @@ def test_every_formula_of_the_book_is_rendered_with_its_tex(formulas):
 def test_no_katex_error_and_no_raw_tex_left(formulas):
     errors, raw = {}, {}
     for docname in formulas:
-        soup = _soup(docname)
+        soup = _page(docname)
         bad = [e.get("title", e.get_text()) for e in soup.select(".katex-error")]
         if bad:
             errors[docname] = bad[:3]
         main = soup.find("main") or soup
-        for tag in main.select("pre, code, script, style, .katex, textarea"):
-            tag.decompose()
-        text = main.get_text()
+        # El texto de la página salvo el de código, scripts y fórmulas dibujadas.
+        skip = {id(tag) for tag in
+                main.select("pre, code, script, style, .katex, textarea")}
+        text = "".join(s for s in main.strings
+                       if not any(id(p) in skip for p in s.parents))
         left = [d for d in RAW_DELIMITERS if d in text]
         if left:
             raw[docname] = left
@@ -126,7 +119,7 @@ def test_accented_words_in_formulas_stay_whole(formulas):
         words = {w for tex in texs for w in re.findall(r"\w*[áéíóúñÁÉÍÓÚÑ]\w*", tex)}
         if not words:
             continue
-        soup = _soup(docname)
+        soup = _page(docname)
         visible = " ".join(k.get_text() for k in soup.select(".katex-html"))
         mathml = " ".join(m.get_text() for m in soup.select(
             ".katex-mathml semantics > :not(annotation)"))
@@ -141,7 +134,7 @@ def test_accented_words_in_formulas_stay_whole(formulas):
 
 def test_no_math_javascript_and_katex_css_is_local(formulas):
     for docname, expected in formulas.items():
-        soup = _soup(docname)
+        soup = _page(docname)
         srcs = [s.get("src", "") for s in soup.find_all("script")]
         bodies = " ".join(s.get_text() for s in soup.find_all("script"))
         assert not any(re.search(r"mathjax|katex", s, re.I) for s in srcs), (
@@ -163,7 +156,7 @@ def test_pages_with_formulas_and_only_those_preload_katex_s_first_fonts(formulas
     first = ["KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"]
     assert any(formulas.values()) and not all(formulas.values())
     for docname, expected in formulas.items():
-        links = _soup(docname).head.select('link[rel="preload"][as="font"]')
+        links = _page(docname).head.select('link[rel="preload"][as="font"]')
         fonts = [link["href"].rsplit("/", 1)[-1] for link in links
                  if "/vendor/katex/fonts/" in link["href"]]
         assert fonts == (first if expected else []), (docname, fonts)

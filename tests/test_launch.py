@@ -27,7 +27,7 @@ from bs4 import BeautifulSoup
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from tests.helpers import BUILD_HTML, ROOT, notebook_paths
+from tests.helpers import BUILD_HTML, ROOT, built_soup, notebook_paths
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
@@ -64,10 +64,9 @@ SERVICE_ICONS = {"logo_binder": "Binder", "logo_colab": "Colab",
                  "logo_jupyterhub": "JupyterHub"}
 
 
-def launch_links(html: str) -> dict[str, str]:
-    """Los enlaces del menú del cohete, por servicio (según su logotipo: el texto
-    del botón puede traducirse)."""
-    soup = BeautifulSoup(html, "html.parser")
+def launch_links(soup) -> dict[str, str]:
+    """Los enlaces del menú del cohete de una página, por servicio (según su
+    logotipo: el texto del botón puede traducirse)."""
     out = {}
     for a in soup.select(".dropdown-launch-buttons a.dropdown-item"):
         icon = a.find("img")
@@ -169,7 +168,7 @@ def notebook_page(request, built_site):
     path = request.param
     page = page_of(path)
     assert page.exists(), f"No se construyó {page.relative_to(ROOT)}"
-    return path, page.read_text(encoding="utf-8")
+    return path, built_soup(page.relative_to(BUILD_HTML).as_posix())
 
 
 def test_learner_notebooks_come_from_their_own_branch():
@@ -191,9 +190,9 @@ def pulled(url: str) -> dict[str, list[str]]:
 @pytest.mark.build
 def test_binder_button_opens_the_learner_notebook_with_the_binder_environment(
         notebook_page):
-    path, html = notebook_page
+    path, soup = notebook_page
     org, repo = repo_parts()
-    url = urlsplit(launch_links(html)["Binder"])
+    url = urlsplit(launch_links(soup)["Binder"])
     hub = urlsplit(LAUNCH["binderhub_url"])
     assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
     # El entorno: binder/ de la rama del libro; el cuaderno: la rama de los cuadernos.
@@ -207,9 +206,9 @@ def test_binder_button_opens_the_learner_notebook_with_the_binder_environment(
 
 @pytest.mark.build
 def test_colab_button_opens_the_learner_notebook_from_its_branch(notebook_page):
-    path, html = notebook_page
+    path, soup = notebook_page
     org, repo = repo_parts()
-    url = urlsplit(launch_links(html)["Colab"])
+    url = urlsplit(launch_links(soup)["Colab"])
     colab = urlsplit(LAUNCH["colab_url"])
     assert (url.scheme, url.netloc) == (colab.scheme, colab.netloc)
     assert url.path == f"/github/{org}/{repo}/blob/{LEARNER_BRANCH}/{path.name}"
@@ -219,17 +218,17 @@ def test_colab_button_opens_the_learner_notebook_from_its_branch(notebook_page):
 
 @pytest.mark.build
 def test_jupyterhub_button_pulls_the_repository_with_nbgitpuller(notebook_page):
-    path, html = notebook_page
+    path, soup = notebook_page
     _, repo = repo_parts()
     if not LAUNCH.get("jupyterhub_url"):
-        assert "JupyterHub" not in launch_links(html), "botón de un hub sin configurar"
+        assert "JupyterHub" not in launch_links(soup), "botón de un hub sin configurar"
         return
-    url = urlsplit(launch_links(html)["JupyterHub"])
+    url = urlsplit(launch_links(soup)["JupyterHub"])
     hub = urlsplit(LAUNCH["jupyterhub_url"])
     assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
     assert url.path == "/hub/user-redirect/git-pull"
     # nbgitpuller clona en una carpeta con el nombre del repositorio.
-    assert pulled(launch_links(html)["JupyterHub"]) == {
+    assert pulled(launch_links(soup)["JupyterHub"]) == {
         "repo": [REPOSITORY["url"]],
         "branch": [LEARNER_BRANCH],
         "urlpath": [f"lab/tree/{repo}/{path.name}"],
@@ -238,10 +237,9 @@ def test_jupyterhub_button_pulls_the_repository_with_nbgitpuller(notebook_page):
 
 @pytest.mark.build
 def test_live_code_button_starts_thebe_on_this_repository_and_branch(notebook_page):
-    path, html = notebook_page
+    path, soup = notebook_page
     org, repo = repo_parts()
-    assert launch_links(html).get("Thebe") == "initThebeSBT()"
-    soup = BeautifulSoup(html, "html.parser")
+    assert launch_links(soup).get("Thebe") == "initThebeSBT()"
     config = soup.select_one('script[type="text/x-thebe-config"]')
     assert config is not None, "falta la configuración de Thebe"
     text = config.string
@@ -259,8 +257,7 @@ def test_live_code_button_starts_thebe_on_this_repository_and_branch(notebook_pa
 
 @pytest.mark.build
 def test_notebook_page_offers_the_ipynb_and_print_to_pdf(notebook_page):
-    path, html = notebook_page
-    soup = BeautifulSoup(html, "html.parser")
+    path, soup = notebook_page
     source = soup.select_one(".dropdown-download-buttons a.btn-download-source-button")
     assert source is not None, "falta el botón de descarga del .ipynb"
     assert source.get_text(strip=True) == ".ipynb"
@@ -484,10 +481,9 @@ def test_how_to_page_lists_every_chapter_in_book_order_with_a_time():
 @pytest.mark.build
 def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
     html = (BUILD_HTML / "book" / "como-usar.html").read_text(encoding="utf-8")
-    text = " ".join(BeautifulSoup(html, "html.parser").get_text(" ").split())
+    text = " ".join(built_soup("book/como-usar.html").get_text(" ").split())
     # La página nombra cada botón como lo ve quien lee un capítulo.
-    chapter = BeautifulSoup(page_of(NOTEBOOKS[0]).read_text(encoding="utf-8"),
-                            "html.parser")
+    chapter = built_soup(page_of(NOTEBOOKS[0]).relative_to(BUILD_HTML).as_posix())
     labels = [b.get_text(" ", strip=True) for b in chapter.select(
         ".dropdown-launch-buttons .dropdown-item, "
         ".dropdown-download-buttons .dropdown-item")]

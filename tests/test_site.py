@@ -13,7 +13,7 @@ from pathlib import Path
 import sphinx
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from tests.helpers import html_pages, toc_files
+from tests.helpers import built_soup, html_pages, toc_files
 
 
 def test_site_has_the_pages_of_the_toc(built_site):
@@ -76,7 +76,7 @@ def english_interface_strings() -> set[str]:
     return {s for s in strings if "%" not in s and "{" not in s} - SAME_IN_SPANISH
 
 
-def english_in_page(html: str, strings: set[str]) -> list[str]:
+def english_in_page(soup: Tag, strings: set[str]) -> list[str]:
     """Los textos de la página (atributos de interfaz y texto) que son, o empiezan por,
     uno de ``strings``: fuera de ``NOT_INTERFACE`` y de lo marcado en otro idioma
     (``lang``: un título de la bibliografía)."""
@@ -108,7 +108,7 @@ def english_in_page(html: str, strings: set[str]) -> list[str]:
             elif isinstance(child, NavigableString) and not foreign and child.strip():
                 check(texts, el.name, str(child))
 
-    walk(BeautifulSoup(html, "html.parser"), None)
+    walk(soup, None)
     return attributes + texts
 
 
@@ -119,7 +119,7 @@ def test_english_interface_strings_are_found():
     page = ('<nav aria-label="Main"><p>Solution to <a>Ejercicio 1</a></p>'
             '<button title="Launch on Binder"></button><code>Search</code>'
             '<em>Search</em><p>Buscar</p><p lang="en">Search</p></nav>')
-    assert english_in_page(page, strings) == [
+    assert english_in_page(BeautifulSoup(page, "html.parser"), strings) == [
         "nav@aria-label: 'Main'", "button@title: 'Launch on Binder'",
         "p: 'Solution to'"]
 
@@ -131,7 +131,7 @@ def test_no_page_shows_an_english_interface_string(built_site):
         html = (built_site / rel).read_text(encoding="utf-8")
         if "<html" not in html[:500]:
             continue
-        if hits := english_in_page(html, strings):
+        if hits := english_in_page(built_soup(rel), strings):
             found[rel] = hits
     assert not found, (
         "Textos de la interfaz en inglés. Si pasan por gettext, tradúcelos en "
@@ -182,8 +182,7 @@ def test_thebe_settings_point_to_the_site_copy_and_the_binder_hub():
 
 
 def test_solutions_citations_and_logos_are_fixed_by_the_build(built_site):
-    chapter = (built_site / "notebooks" / "04_layernorm.html").read_text("utf-8")
-    soup = BeautifulSoup(chapter, "html.parser")
+    soup = built_soup("notebooks/04_layernorm.html")
     titles = soup.select("div.solution > p.admonition-title")
     assert titles and all(t.find("a") is None for t in titles), titles[:2]
     assert titles[0].get_text().startswith("Solución del Ejercicio 4.1")

@@ -49,6 +49,7 @@ from tests.helpers import (
     ROOT,
     VIEWPORTS,
     WIDGET_VIEW,
+    built_soup,
     PageRecorder,
     draw_widgets,
     html_pages,
@@ -1147,18 +1148,12 @@ def test_search_without_accent_finds_what_the_accented_word_finds(search):
 # --- Lo pequeño: descripción, estadísticas, índice alfabético, soluciones -----------
 
 
-def _soup(rel: str):
-    from bs4 import BeautifulSoup
-
-    return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")
-
-
 SPANISH_HINT = re.compile(r"\b(?:el|la|los|las|de|del|en|con|y|que|un|una)\b")
 
 
 @pytest.mark.parametrize("rel", PAGES)
 def test_every_page_has_a_spanish_meta_description(rel):
-    metas = _soup(rel).select('meta[name="description"]')
+    metas = built_soup(rel).select('meta[name="description"]')
     assert len(metas) == 1, f"{rel}: {len(metas)} descripciones"
     text = metas[0]["content"]
     assert 50 <= len(text) <= 170, f"{rel}: {len(text)} caracteres: {text}"
@@ -1172,7 +1167,7 @@ def test_every_page_has_a_spanish_meta_description(rel):
 def test_every_page_names_an_icon_that_exists(rel):
     """Con su icono declarado, el navegador no pide /favicon.ico (un 404 en la
     consola; en la redirección de index.html, Lighthouse lo veía a veces)."""
-    icons = _soup(rel).select('link[rel="icon"]')
+    icons = built_soup(rel).select('link[rel="icon"]')
     assert len(icons) == 1, f"{rel}: {len(icons)} iconos"
     assert (BUILD_HTML / rel).parent.joinpath(icons[0]["href"]).resolve().is_file()
 
@@ -1180,7 +1175,7 @@ def test_every_page_names_an_icon_that_exists(rel):
 def test_execution_statistics_are_built_but_not_in_the_learner_navigation():
     assert (BUILD_HTML / "book" / "estadisticas.html").is_file()
     for rel in (CHAPTER, "book/intro.html", "book/glosario.html"):
-        nav = _soup(rel).select_one("#pst-primary-sidebar, .bd-sidebar-primary")
+        nav = built_soup(rel).select_one("#pst-primary-sidebar, .bd-sidebar-primary")
         assert nav is not None, rel
         links = [a.get("href", "") for a in nav.select("a")]
         assert not any("estadisticas" in h for h in links), f"{rel}: {links}"
@@ -1191,7 +1186,7 @@ def test_execution_statistics_are_built_but_not_in_the_learner_navigation():
 def test_index_letter_bar_does_not_mix_greek_with_latin_letters():
     import unicodedata
 
-    soup = _soup("genindex.html")
+    soup = built_soup("genindex.html")
     letters = [a.get_text(strip=True) for a in soup.select(".genindex-jumpbox a")]
     assert letters, "sin barra de letras"
     greek = [x for x in letters if any("GREEK" in unicodedata.name(c, "") for c in x)]

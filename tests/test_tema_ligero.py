@@ -10,6 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.helpers import built_soup
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
@@ -75,9 +77,7 @@ def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):
 def _stylesheet_requests(site: Path, page: Path) -> list[str]:
     """Las hojas que pide ``page`` antes del primer dibujo: sus <link> y los @import
     de las hojas del sitio que enlaza."""
-    from bs4 import BeautifulSoup
-
-    head = BeautifulSoup(page.read_text("utf-8"), "html.parser").head
+    head = built_soup(page.relative_to(site).as_posix()).head
     links = [link["href"].split("?")[0]
              for link in head.select('link[rel="stylesheet"]')]
     imports = [f"@import en {href}" for href in links
@@ -177,13 +177,11 @@ def _pages(built_site: Path) -> dict[Path, str]:
 def test_every_page_defers_its_scripts_but_those_inline_code_needs(built_site):
     """Cada ``<script src>`` de cada página lleva ``defer`` o ``async``, menos los
     de ``KEEP_SYNC``; y ninguna página pide scripts por adelantado (preload)."""
-    from bs4 import BeautifulSoup
-
     pages = _pages(built_site)
     assert len(pages) > 10
     blocking = set()
-    for page, text in pages.items():
-        soup = BeautifulSoup(text, "html.parser")
+    for page in pages:
+        soup = built_soup(page.relative_to(built_site).as_posix())
         for script in soup.find_all("script", src=True):
             name = script["src"].split("?")[0].rsplit("/", 1)[-1]
             if not (script.has_attr("defer") or script.has_attr("async")
@@ -208,11 +206,9 @@ def test_every_page_resolves_its_theme_before_the_first_stylesheet(built_site):
 def test_every_preload_of_a_page_names_a_file_of_the_site(built_site):
     """Las fuentes que la cabecera pide por adelantado (iconos, KaTeX) existen: un
     nombre que cambia en curso_sitio.py no deja un preload roto."""
-    from bs4 import BeautifulSoup
-
     icons = 0
-    for page, text in _pages(built_site).items():
-        head = BeautifulSoup(text[:text.index("</head>")], "html.parser")
+    for page in _pages(built_site):
+        head = built_soup(page.relative_to(built_site).as_posix()).head
         for link in head.select('link[rel="preload"]'):
             target = (page.parent / link["href"].split("?")[0]).resolve()
             assert target.is_file(), f"{page}: {link}"
