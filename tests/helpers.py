@@ -354,12 +354,19 @@ def html_pages(build: Path = BUILD_HTML) -> list[str]:
     return pages
 
 
+def built_soup(page: str | Path):
+    """Una página del sitio construido (``notebooks/04_layernorm.html`` o su ruta en
+    ``BUILD_HTML``), analizada una vez por proceso: la leen decenas de pruebas, y
+    analizar un capítulo con BeautifulSoup cuesta ≈ 0,06 s (sin esta caché eran ≈ 380
+    análisis en la tanda del navegador). Es compartida: solo para leerla; quien quite o
+    cambie nodos, que lo haga sobre ``copy.copy(built_soup(…))``."""
+    if isinstance(page, Path):
+        page = page.relative_to(BUILD_HTML).as_posix()
+    return _parsed(page)
+
+
 @functools.cache
-def built_soup(rel: str):
-    """La página ``rel`` del sitio construido, analizada una vez por proceso: la leen
-    decenas de pruebas, y analizar un capítulo con BeautifulSoup cuesta ≈ 0,06 s (sin
-    esta caché eran ≈ 800 análisis por ejecución). Es compartida: solo para leerla;
-    quien quite o cambie nodos, que lo haga sobre ``copy.copy(built_soup(rel))``."""
+def _parsed(rel: str):
     from bs4 import BeautifulSoup
 
     return BeautifulSoup((BUILD_HTML / rel).read_text(encoding="utf-8"), "html.parser")

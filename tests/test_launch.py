@@ -168,7 +168,7 @@ def notebook_page(request, built_site):
     path = request.param
     page = page_of(path)
     assert page.exists(), f"No se construyó {page.relative_to(ROOT)}"
-    return path, built_soup(page.relative_to(BUILD_HTML).as_posix())
+    return path, built_soup(page)
 
 
 def test_learner_notebooks_come_from_their_own_branch():
@@ -483,7 +483,7 @@ def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
     html = (BUILD_HTML / "book" / "como-usar.html").read_text(encoding="utf-8")
     text = " ".join(built_soup("book/como-usar.html").get_text(" ").split())
     # La página nombra cada botón como lo ve quien lee un capítulo.
-    chapter = built_soup(page_of(NOTEBOOKS[0]).relative_to(BUILD_HTML).as_posix())
+    chapter = built_soup(page_of(NOTEBOOKS[0]))
     labels = [b.get_text(" ", strip=True) for b in chapter.select(
         ".dropdown-launch-buttons .dropdown-item, "
         ".dropdown-download-buttons .dropdown-item")]

@@ -77,7 +77,7 @@ def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):
 def _stylesheet_requests(site: Path, page: Path) -> list[str]:
     """Las hojas que pide ``page`` antes del primer dibujo: sus <link> y los @import
     de las hojas del sitio que enlaza."""
-    head = built_soup(page.relative_to(site).as_posix()).head
+    head = built_soup(page).head
     links = [link["href"].split("?")[0]
              for link in head.select('link[rel="stylesheet"]')]
     imports = [f"@import en {href}" for href in links
@@ -181,7 +181,7 @@ def test_every_page_defers_its_scripts_but_those_inline_code_needs(built_site):
     assert len(pages) > 10
     blocking = set()
     for page in pages:
-        soup = built_soup(page.relative_to(built_site).as_posix())
+        soup = built_soup(page)
         for script in soup.find_all("script", src=True):
             name = script["src"].split("?")[0].rsplit("/", 1)[-1]
             if not (script.has_attr("defer") or script.has_attr("async")
@@ -208,7 +208,7 @@ def test_every_preload_of_a_page_names_a_file_of_the_site(built_site):
     nombre que cambia en curso_sitio.py no deja un preload roto."""
     icons = 0
     for page in _pages(built_site):
-        head = built_soup(page.relative_to(built_site).as_posix()).head
+        head = built_soup(page).head
         for link in head.select('link[rel="preload"]'):
             target = (page.parent / link["href"].split("?")[0]).resolve()
             assert target.is_file(), f"{page}: {link}"
