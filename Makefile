@@ -245,7 +245,9 @@ book-step: execute
 # 2. Con el sitio hecho, mientras ellas acaban, la que reconstruye _build (marca
 #    «serial»; las de la primera tanda no leen _build).
 # 3. Todas las demás, en varios procesos a la vez (pytest-xdist; cada módulo en un
-#    proceso, ver tests/conftest.py).
+#    proceso, ver tests/conftest.py), en cuanto acaba la segunda: sin esperar a que
+#    acabe la primera (su último proceso dejaba un núcleo parado unos segundos). Su
+#    salida se imprime al final.
 # Si una tanda falla, las siguientes se ejecutan igual y la orden falla al final.
 # Ninguna depende de la velocidad de la máquina: eso es «make bench». Las pruebas del
 # navegador pasan casi todo el tiempo esperando a Chromium: con dos núcleos, tres
@@ -265,15 +267,14 @@ test: test-setup
 	@$(STOP_UNIT); status=0; \
 	( set -x; $(VENV)/bin/ruff check . ) || status=1; \
 	( set -x; $(PY) -m pytest -m serial --durations=10 ) || status=1; \
+	( set -x; $(PY) -m pytest -n $(TEST_WORKERS) -m "not serial and not ($(UNIT_MARKS))" \
+	  --durations=30 ) || status=$$?; \
 	while [ ! -e $(UNIT_LOG).estado ] && kill -0 "$$(cat $(UNIT_LOG).pid)" 2>/dev/null; \
 	do sleep 1; done; \
 	echo "+ pruebas sin libro ni navegador (empezaron antes; salida de $(UNIT_LOG)):"; \
 	cat $(UNIT_LOG); \
 	[ -e $(UNIT_LOG).estado ] || echo "Las pruebas sin libro no terminaron: se pararon."; \
 	[ "$$(cat $(UNIT_LOG).estado 2>/dev/null)" = 0 ] || status=1; \
-	set -x; \
-	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial and not ($(UNIT_MARKS))" \
-	  --durations=30 || status=$$?; \
 	exit $$status
 
 # La primera tanda de «make test», en segundo plano, en su propio grupo de procesos
