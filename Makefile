@@ -298,12 +298,15 @@ unit-tests-bg: test-deps vendor
 # Después, el PDF del curso y el sitio, ya con el enlace al PDF en la portada (pdf-step:
 # necesita el Chromium de las pruebas; el sitio se construye una sola vez), y a la vez,
 # en segundo plano, la primera tanda de pruebas (unit-tests-bg). Si algo de esto falla,
-# la tanda en segundo plano se para.
+# la tanda en segundo plano se para. JupyterLab se instala con menos prioridad (nice):
+# sus pruebas son de la última tanda, y lo que espera a requirements.txt (un solo
+# proceso de pip) es la ejecución de los notebooks; con la misma prioridad, ese pip
+# compartía núcleo y, al acabar los demás, dejaba el otro parado ≈ 12 s.
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build; rm -f $(UNIT_LOG).pid $(UNIT_LOG).estado
 	@$(STOP_UNIT); \
-	$(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
+	nice -n 10 $(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps executed; \
 	status=$$?; \
 	if [ $$status -eq 0 ]; then $(MAKE) --no-print-directory unit-tests-bg \
