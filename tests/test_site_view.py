@@ -29,9 +29,9 @@ que seguirlo, y con ``make fotos`` se fotografía otra vez, en ``portatil-oscuro
 carga del portátil mide también, en claro y en oscuro, lo que leen las pruebas de
 ``test_site_quality.py`` (axe, contraste, pesos, encabezados). Los índices se abren y
 se cierran en los tres anchos, en claro: lo que se comprueba (qué está dentro de la
-ventana, visible y opaco, adónde lleva cada enlace, el foco) no depende del modo de
-color; su contraste en oscuro lo mide axe en la carga del portátil, donde los dos
-índices están a la vista.
+ventana, visible y opaco, que Esc lo cierre, adónde lleva cada enlace) no depende del
+modo de color; su contraste en oscuro lo mide axe en la carga del portátil, donde los
+dos índices están a la vista.
 """
 
 from __future__ import annotations
