@@ -310,9 +310,11 @@ unit-tests-bg: test-deps vendor
 # necesita el Chromium de las pruebas; el sitio se construye una sola vez), y a la vez,
 # en segundo plano, la primera tanda de pruebas (unit-tests-bg). Si algo de esto falla,
 # la tanda en segundo plano se para. JupyterLab se instala con menos prioridad (nice):
-# sus pruebas son de la última tanda, y lo que espera a requirements.txt (un solo
-# proceso de pip) es la ejecución de los notebooks; con la misma prioridad, ese pip
-# compartía núcleo y, al acabar los demás, dejaba el otro parado ≈ 12 s.
+# solo lo usan las pruebas de la última tanda, y con la misma prioridad le quitaba
+# núcleo a la instalación de requirements.txt, que es lo que espera la ejecución de
+# los notebooks. Aquí «nice» no deja nada esperando sin fin (como a la primera tanda de
+# pruebas, arriba): el «wait» que lo espera llega ≈ 100 s después, y con dos procesos
+# ocupados al lado la CI no tardó más que sin él.
 .PHONY: test-setup
 test-setup:
 	@mkdir -p _build; rm -f $(UNIT_LOG).pid $(UNIT_LOG).estado
