@@ -27,7 +27,11 @@ BOOK_LOG = BUILD / "book.log"
 #: el 4 de diciembre de 2026 pydata-sphinx-theme 0.17.1 y sphinx-book-theme 1.3.0: el
 #: libro se construye, pero fallan unas 15 pruebas del navegador (los menús del
 #: teléfono no se abren, pydata-sphinx-theme #2451; la cabecera trae controles; los
-#: scripts de la búsqueda ya no van diferidos).
+#: scripts de la búsqueda ya no van diferidos). El 5 de diciembre, la pareja más nueva,
+#: sphinx-book-theme 1.4.0 con pydata-sphinx-theme 0.20.0 (1.4.0 pide exactamente esa;
+#: con 0.24.0, «make deps» para en «pip check»): el libro se construye sin avisos y
+#: fallan 25 pruebas del navegador, lo mismo y además la fuente de iconos entera
+#: (fa-solid-900.woff2) que cada capítulo descarga.
 CHECKED_THEMES = {"pydata-sphinx-theme": "0.16.1", "sphinx-book-theme": "1.2.0"}
 
 

@@ -304,12 +304,13 @@ def test_trimmed_icon_font_has_the_same_bytes_on_another_day(monkeypatch, tmp_pa
     webfonts = Path(pydata_sphinx_theme.__file__).parent / "theme" / \
         "pydata_sphinx_theme" / "static" / "vendor" / "fontawesome" / "webfonts"
     from curso_sitio import _subset_font as subset
+    from curso_sitio import theme_font  # .ttf o .woff2, según la versión del tema
 
     out = []
     for day in (0, 1):
         _another_day(monkeypatch, 86_400 * day)
         target = tmp_path / f"fa-{day}.woff"
-        assert subset(webfonts / "fa-solid-900.ttf", target, {0xF00C, 0xF002})
+        assert subset(theme_font(webfonts, "fa-solid-900"), target, {0xF00C, 0xF002})
         out.append(target.read_bytes())
     assert out[0] == out[1]
 
