@@ -52,11 +52,11 @@ $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
 	touch $@
 
 # Solo lo que añade requirements-test.txt (su «-r requirements.txt» ya está instalado),
-# con las versiones de requirements.txt como restricción: así no se reinstala resnorm
-# (-e .) ni cambia nada de lo que usa el libro, y «make test» lo instala mientras se
-# ejecutan los notebooks.
+# con las versiones de requirements.txt como restricción (las de fijados.txt, que
+# escribe $(VENV)/.deps): así no se reinstala resnorm (-e .) ni cambia nada de lo que
+# usa el libro, y «make test» lo instala mientras se ejecutan los notebooks.
 $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
-	$(PIP) install -q --no-compile -c <(grep -v '^-e' requirements.txt) \
+	$(PIP) install -q --no-compile -c $(VENV)/fijados.txt \
 	  -r <(grep -v '^-r' requirements-test.txt)
 	touch $@
 

@@ -304,7 +304,7 @@ def test_trimmed_icon_font_has_the_same_bytes_on_another_day(monkeypatch, tmp_pa
     webfonts = Path(pydata_sphinx_theme.__file__).parent / "theme" / \
         "pydata_sphinx_theme" / "static" / "vendor" / "fontawesome" / "webfonts"
     from curso_sitio import _subset_font as subset
-    from curso_sitio import theme_font  # .ttf o .woff2, según la versión del tema
+    from curso_sitio import theme_font  # .ttf o .woff2, como la construcción
 
     out = []
     for day in (0, 1):
