@@ -55,9 +55,14 @@ $(VENV)/.deps: requirements.txt pyproject.toml | $(PY)
 # con las versiones de requirements.txt como restricción (las de fijados.txt, que
 # escribe $(VENV)/.deps): así no se reinstala resnorm (-e .) ni cambia nada de lo que
 # usa el libro, y «make test» lo instala mientras se ejecutan los notebooks.
+#
+# Y la rueda de Jupyter Book 1 sin instalar (JB_WHEEL): solo la lee la prueba de que
+# _config.yml sigue su esquema (tests/test_build.py). Instalada, fijaría Sphinx 7.
+JB_WHEEL := jupyter-book==1.0.4.post1
 $(VENV)/.test-deps: requirements-test.txt $(VENV)/.deps
 	$(PIP) install -q --no-compile -c $(VENV)/fijados.txt \
 	  -r <(grep -v '^-r' requirements-test.txt)
+	$(PIP) download -q --no-deps --only-binary=:all: $(JB_WHEEL) -d $(VENV)/jupyter-book
 	touch $@
 
 # JupyterLab, en su propio entorno $(LAB_VENV): fuera de $(VENV), porque sus
@@ -151,8 +156,12 @@ vendor: _assets/vendor/.copied
 # (todos los archivos de resnorm/ y requirements.txt, en orden fijo): si no coincide
 # con la guardada junto a la caché, se borran la caché, los notebooks ejecutados y el
 # entorno de Sphinx, y todo se vuelve a ejecutar. «make -s engine-hash» la imprime.
-CACHE := _build/.jupyter_cache
-ENGINE_STAMP := _build/.engine-hash
+# EXEC_DIR: dónde queda una ejecución de los notebooks (caché, huella del motor y
+# memoria del GPT). La del libro, en _build; «make test» hace otra con los núcleos de
+# otra CPU en $(OTHER_CPU_DIR) (ver test-other-cpu), que no toca la del libro.
+EXEC_DIR ?= _build
+CACHE := $(EXEC_DIR)/.jupyter_cache
+ENGINE_STAMP := $(EXEC_DIR)/.engine-hash
 # La marca de la última ejecución completa, dentro de la caché (se va con ella): si
 # ningún notebook es más nuevo, ni se arranca el ejecutor (≈ 1 s de cada «make book»
 # sin cambios). La marca se toma antes de ejecutar: un notebook editado mientras
@@ -163,8 +172,12 @@ EXECUTED := $(CACHE)/.notebooks-ejecutados
 # la llena la ejecución de los notebooks y la leen las pruebas (tests/helpers.py,
 # GPT_MEMO): el cuaderno del alumno del capítulo 10 en un núcleo nuevo no repite sus
 # 16 entrenamientos. Cada entrada lleva la huella del código de resnorm y de torch.
-GPT_MEMO := _build/.memo-gpt
+GPT_MEMO := $(EXEC_DIR)/.memo-gpt
 BOOK_LOG := _build/book.log
+EXEC_LOG := $(EXEC_DIR)/execute.log
+# Lo que Sphinx sacó de la ejecución anterior: se borra con la caché si cambia el
+# motor (en la ejecución de otra CPU no hay nada de Sphinx que borrar).
+EXEC_STALE := $(if $(filter _build,$(EXEC_DIR)),_build/jupyter_execute _build/.doctrees)
 ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' \
   ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
   sha256sum requirements.txt; } | sha256sum | cut -c1-16)
@@ -174,6 +187,10 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # caché, y los reparte de dos en dos (Pool.map). El 10 tarda más que todos los demás
 # juntos: va el primero, para que un núcleo lo ejecute mientras el otro hace el resto.
 JCACHE := $(VENV)/bin/jcache
+# Lo que puede tardar una celda: el «execute: timeout» de _config.yml, el único valor
+# (también lo leen conf.py y las pruebas; tests/test_build.py comprueba que es el mismo).
+CELL_TIMEOUT := $(shell sed -nE '/^execute:/,/^[^ #]/s/^  timeout: *([0-9]+).*/\1/p' \
+  _config.yml)
 LONGEST := notebooks/10_gpt_diminuto.ipynb
 NOTEBOOKS_BY_COST := $(filter $(LONGEST),$(NOTEBOOKS)) \
   $(filter-out $(LONGEST),$(NOTEBOOKS))
@@ -203,7 +220,7 @@ execute:
 	  if [ -e $(ENGINE_STAMP) ]; then \
 	    echo "resnorm/ o requirements.txt cambiaron: se vuelven a ejecutar los notebooks"; \
 	  fi; \
-	  rm -rf $(CACHE) $(GPT_MEMO) _build/jupyter_execute _build/.doctrees; \
+	  rm -rf $(CACHE) $(GPT_MEMO) $(EXEC_STALE); \
 	fi; \
 	mkdir -p $(CACHE); echo "$$hash" > $(ENGINE_STAMP)
 	@if [ -e $(EXECUTED) ] && [ -z "$$(find $(NOTEBOOKS) -newer $(EXECUTED))" ]; then \
@@ -214,26 +231,28 @@ execute:
 	{ $(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS_BY_COST) && \
 	  RESNORM_MEMO_DIR=$(abspath $(GPT_MEMO)) \
 	  $(JCACHE) notebook -p $(CACHE) execute --executor local-parallel --no-force \
-	    --timeout 300 $(NOTEBOOKS); } > _build/execute.log 2>&1 || true; \
-	if ! grep -qxF 'excepted: []' _build/execute.log \
-	  || ! grep -qxF 'errored: []' _build/execute.log; then \
-	  cat _build/execute.log; echo "Notebooks con error:"; \
-	  sed -nE 's/.*(Execution Excepted|Failed [A-Za-z]+): (.*)/  \2/p' \
-	    _build/execute.log; \
+	    --timeout $(CELL_TIMEOUT) $(NOTEBOOKS); } > $(EXEC_LOG) 2>&1 || true; \
+	if ! grep -qxF 'excepted: []' $(EXEC_LOG) \
+	  || ! grep -qxF 'errored: []' $(EXEC_LOG); then \
+	  cat $(EXEC_LOG); echo "Notebooks con error:"; \
+	  sed -nE 's/.*(Execution Excepted|Failed [A-Za-z]+): (.*)/  \2/p' $(EXEC_LOG); \
 	  exit 1; \
 	fi; \
 	mv $(EXECUTED).nueva $(EXECUTED); \
-	sed -nE 's/.*Execution Successful: .*\/notebooks\//  ejecutado: /p' _build/execute.log
+	sed -nE 's/.*Execution Successful: .*\/notebooks\//  ejecutado: /p' $(EXEC_LOG)
 
 # La capa del sitio (extensiones, plantillas, conf.py) escribe en la salida archivos
 # que Sphinx no vuelve a copiar encima (desde Sphinx 8, un archivo de otra versión se
 # queda y avisa: «Aborted attempted copy … the destination path has existing data»,
 # un error con -W). Cuando la capa cambia (un «git pull»), la salida se borra y se
-# escribe entera; el entorno de Sphinx y la caché de ejecución se quedan.
+# escribe entera; el entorno de Sphinx y la caché de ejecución se quedan. También
+# cuando cambia el índice (_toc.yml, al cambiar de rama): Sphinx no borra las páginas
+# de los documentos que salieron de él, y se quedarían en el sitio.
 SITE_STAMP := _build/.site-hash
 SITE_HASH = $(shell { LC_ALL=C find book/_ext book/_templates -type f \
   \( -name '*.py' -o -name '*.html' -o -name '*.po' \) -print0 | LC_ALL=C sort -z \
-  | xargs -0 sha256sum; sha256sum conf.py package-lock.json tools/pdf_sphinx.py; } | sha256sum | cut -c1-16)
+  | xargs -0 sha256sum; sha256sum conf.py _toc.yml package-lock.json tools/pdf_sphinx.py; \
+  } | sha256sum | cut -c1-16)
 
 book-step: execute
 	@hash=$(SITE_HASH); \
@@ -249,10 +268,12 @@ book-step: execute
 # Las pruebas, en tres tandas, y el lint (ruff, como en «make check»):
 # 1. Las que no leen el libro ni abren el navegador (UNIT_MARKS: las marcas de
 #    tests/conftest.py), en segundo plano, con los notebooks ya ejecutados, mientras se
-#    hacen el PDF y el sitio: son un proceso cada uno (≈ 40 s con un núcleo parado). Su
-#    salida queda en $(UNIT_LOG). (Antes, con los notebooks, los dos núcleos ya están
-#    llenos; y con «nice», en una máquina ocupada por otros, esperaban sin fin: quien no
-#    es root no puede devolverles la prioridad.)
+#    hacen el PDF y el sitio: son un proceso cada uno (≈ 40 s con un núcleo parado).
+#    Después, en la misma tanda, las que dependen del redondeo de la CPU otra vez, con
+#    los núcleos de otra CPU (test-other-cpu). Su salida queda en $(UNIT_LOG). (Antes,
+#    con los notebooks, los dos núcleos ya están llenos; y con «nice», en una máquina
+#    ocupada por otros, esperaban sin fin: quien no es root no puede devolverles la
+#    prioridad.)
 # 2. Con el sitio hecho, mientras ellas acaban, la que reconstruye _build (marca
 #    «serial»; las de la primera tanda no leen _build).
 # 3. Todas las demás, en varios procesos a la vez (pytest-xdist; cada módulo en un
@@ -282,11 +303,34 @@ test: test-setup
 	  --durations=30 ) || status=$$?; \
 	while [ ! -e $(UNIT_LOG).estado ] && kill -0 "$$(cat $(UNIT_LOG).pid)" 2>/dev/null; \
 	do sleep 1; done; \
-	echo "+ pruebas sin libro ni navegador (empezaron antes; salida de $(UNIT_LOG)):"; \
+	echo "+ pruebas sin libro ni navegador, y las «floats» con los núcleos de otra CPU"; \
+	echo "  (empezaron antes; salida de $(UNIT_LOG)):"; \
 	cat $(UNIT_LOG); \
 	[ -e $(UNIT_LOG).estado ] || echo "Las pruebas sin libro no terminaron: se pararon."; \
 	[ "$$(cat $(UNIT_LOG).estado 2>/dev/null)" = 0 ] || status=1; \
 	exit $$status
+
+# La parte de las pruebas que depende del redondeo de la CPU (marca «floats»,
+# tests/conftest.py), otra vez con los cálculos en los núcleos de otra CPU x86-64
+# (tests/floats.py, other_kernels: torch en ATEN_CPU_CAPABILITY=default, NumPy en su
+# base, MKL y oneDNN sin AVX-512): los notebooks se vuelven a ejecutar así en
+# $(OTHER_CPU_DIR), sin memoria de entrenamientos heredada, y las pruebas leen esa
+# ejecución (RESNORM_EJECUCION). Lo que pasa en una CPU y falla en otra sale aquí, en
+# cualquier máquina. La CPU de cada cálculo la dice la salida de pytest y cada fallo.
+OTHER_CPU_DIR := _build/otra-cpu
+.PHONY: test-other-cpu
+test-other-cpu: test-deps vendor
+	@kernels="$$($(PY) -m tests.floats)"; \
+	if [ -z "$$kernels" ]; then \
+	  echo "Esta CPU ya calcula con los núcleos más sencillos: no hay otra familia."; \
+	  exit 0; \
+	fi; \
+	echo "+ notebooks y pruebas «floats» con $$kernels"; \
+	export $$kernels; \
+	$(MAKE) --no-print-directory execute EXEC_DIR=$(OTHER_CPU_DIR) \
+	  | grep -v '^  ejecutado: ' && \
+	RESNORM_EJECUCION=$(OTHER_CPU_DIR) $(PY) -m pytest -n $(PYTEST_WORKERS) -m floats \
+	  -k "not executing_twice" -p no:cacheprovider -q
 
 # La primera tanda de «make test», en segundo plano, en su propio grupo de procesos
 # (setsid: su número, en $(UNIT_LOG).pid, y «kill -- -número» la para entera, con los
@@ -297,13 +341,17 @@ test: test-setup
 unit-tests-bg: test-deps vendor
 	@rm -f $(UNIT_LOG).estado
 	@setsid bash -c '$(PY) -m pytest -n $(PYTEST_WORKERS) -m "$(UNIT_MARKS)" \
-	  -p no:cacheprovider --durations=10 > $(UNIT_LOG) 2>&1; \
-	  echo $$? > $(UNIT_LOG).estado' < /dev/null > /dev/null 2>&1 & \
+	  -p no:cacheprovider --durations=10 > $(UNIT_LOG) 2>&1; s=$$?; \
+	  $(MAKE) --no-print-directory test-other-cpu >> $(UNIT_LOG) 2>&1 || s=1; \
+	  echo $$s > $(UNIT_LOG).estado' < /dev/null > /dev/null 2>&1 & \
 	echo $$! > $(UNIT_LOG).pid
 
 # El libro y las herramientas de prueba, y a la vez JupyterLab en su propio entorno
 # (otra carpeta: no toca .venv ni el libro; instalar espera sobre todo a la red y al
-# disco, y la construcción, a la CPU). Su registro: _build/lab-deps.log. Los paquetes
+# disco, y la construcción, a la CPU) y los paquetes del sistema (Chromium, los
+# diccionarios: apt-get, solo con la biblioteca estándar de Python, así que empieza
+# antes de que exista .venv; en una máquina nueva es lo que más espera a la red). Sus
+# registros: _build/lab-deps.log y _build/system-deps.log. Los paquetes
 # de npm se instalan mientras pip instala los de Python, y las herramientas de prueba
 # mientras se ejecutan los notebooks (solo añaden paquetes: ver $(VENV)/.test-deps).
 # Después, el PDF del curso y el sitio, ya con el enlace al PDF en la portada (pdf-step:
@@ -320,10 +368,14 @@ test-setup:
 	@mkdir -p _build; rm -f $(UNIT_LOG).pid $(UNIT_LOG).estado
 	@$(STOP_UNIT); \
 	nice -n 10 $(MAKE) --no-print-directory lab-deps > _build/lab-deps.log 2>&1 & lab=$$!; \
+	python3 tests/install_system_deps.py > _build/system-deps.log 2>&1 & sys=$$!; \
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-deps executed; \
 	status=$$?; \
+	if ! wait $$sys; then \
+	  echo "Falló la instalación de los paquetes del sistema (_build/system-deps.log):"; \
+	  tail -30 _build/system-deps.log; status=1; \
+	fi; \
 	if [ $$status -eq 0 ]; then $(MAKE) --no-print-directory unit-tests-bg \
-	  && $(PY) tests/install_system_deps.py \
 	  && $(MAKE) --no-print-directory pdf-step; status=$$?; fi; \
 	if ! wait $$lab; then \
 	  echo "Falló la instalación de JupyterLab (_build/lab-deps.log):"; \

@@ -7,7 +7,10 @@
 # (sphinx-external-toc). «make book» construye con sphinx-build -W -n --keep-going.
 #
 # Partió de «jupyter-book config sphinx .» (Jupyter Book 1.0.4); ya no depende de
-# jupyter-book: lo que añadía su orden lo dice cada ajuste de aquí.
+# jupyter-book (que fija Sphinx 7): lo que añadía su orden lo dice cada ajuste de aquí.
+# No vuelvas a ejecutar esa orden: sobrescribiría este archivo. _config.yml y _toc.yml
+# siguen siendo de Jupyter Book 1 (tests/test_build.py); README.md, «Jupyter Book y
+# este libro», dice por qué y qué pediría pasar a Jupyter Book 2.
 
 import sys
 from pathlib import Path

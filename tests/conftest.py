@@ -43,6 +43,18 @@ SERIAL_TESTS = {
 }
 SERIAL_FIXTURES: set[str] = set()
 
+# La parte de las pruebas que depende del redondeo de la CPU (marca «floats»): los
+# números pegados y las afirmaciones de los notebooks (que se comprueban al
+# ejecutarlos), el GPT en JavaScript contra PyTorch, los correctores de ejercicios, los
+# experimentos y las cuentas de resnorm contra PyTorch. «make test» las repite con
+# torch, NumPy y MKL en los núcleos de otra CPU (Makefile, test-other-cpu).
+FLOAT_MODULES = {
+    "test_numbers.py", "test_gpt_js.py", "test_experiments.py",
+    "test_experiments_ch01.py", "test_experiments_ch05.py", "test_claims_ch09.py",
+    "test_torch_parity.py", "test_blocks.py", "test_numerics.py", "test_gpt.py",
+} | {f"test_exercises_ch{n:02d}.py" for n in range(1, 13)}
+FLOAT_TESTS = {"test_notebook_ran_top_to_bottom_without_errors"}
+
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
@@ -141,6 +153,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.build)
         if names & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+        if (item.path.name in FLOAT_MODULES
+                or getattr(item, "originalname", item.name) in FLOAT_TESTS):
+            item.add_marker(pytest.mark.floats)
         if (
             item.path.name in SERIAL_MODULES
             or getattr(item, "originalname", item.name) in SERIAL_TESTS
@@ -149,6 +164,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _costly_first(items)
+
+
+def pytest_report_header(config):
+    from tests.floats import KERNEL_VARIABLES
+
+    forced = [f"{k}={os.environ[k]}" for k in KERNEL_VARIABLES if os.environ.get(k)]
+    if forced:
+        return "núcleos de cálculo forzados: " + ", ".join(forced)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Un fallo dice en qué núcleos se calculó (torch elige los suyos según la CPU, y
+    NumPy también): un fallo que solo sale en algunas CPU se reconoce en la salida."""
+    report = yield
+    if report.failed and call.when == "call":
+        from tests.floats import cpu_note
+
+        report.sections.append(("CPU", cpu_note()))
+    return report
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # lo último: tras la lista de fallos

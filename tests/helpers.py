@@ -16,12 +16,15 @@ BUILD = ROOT / "_build"
 BUILD_HTML = BUILD / "html"
 # Lo que deja «make book»: la caché con los notebooks ejecutados (salidas y valores),
 # la huella del motor con la que se ejecutaron y el registro de la construcción.
-CACHE = BUILD / ".jupyter_cache"
+# RESNORM_EJECUCION nombra otra ejecución de los mismos notebooks (la de «make test»
+# con los núcleos de otra CPU, Makefile: EXEC_DIR): sus pruebas la leen a ella.
+EXEC_DIR = ROOT / os.environ.get("RESNORM_EJECUCION", "_build")
+CACHE = EXEC_DIR / ".jupyter_cache"
 # La memoria de los entrenamientos del GPT que llenó esa ejecución (Makefile, GPT_MEMO;
 # resnorm.gpt.MEMO_ENV): solo la usan las pruebas que la piden (fixture ``gpt_memo``).
-GPT_MEMO = BUILD / ".memo-gpt"
+GPT_MEMO = EXEC_DIR / ".memo-gpt"
 GPT_MEMO_ENV = "RESNORM_MEMO_DIR"  # resnorm.gpt.MEMO_ENV, sin importar torch aquí
-ENGINE_STAMP = BUILD / ".engine-hash"
+ENGINE_STAMP = EXEC_DIR / ".engine-hash"
 BOOK_LOG = BUILD / "book.log"
 #: Los temas con los que se comprobó el sitio entero: los de requirements.txt. Probados
 #: el 4 de diciembre de 2026 pydata-sphinx-theme 0.17.1 y sphinx-book-theme 1.3.0: el
@@ -52,7 +55,10 @@ def theme_upgrade_hint() -> str:
             "y cambia la nota de requirements.txt.")
 
 
-CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT", "180"))
+#: Lo que puede tardar una celda: el «execute: timeout» de _config.yml, el mismo que
+#: usan la construcción (conf.py) y la ejecución del Makefile (CELL_TIMEOUT allí).
+CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT") or yaml.safe_load(
+    (ROOT / "_config.yml").read_text(encoding="utf-8"))["execute"]["timeout"])
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 
 CHROMIUM_FLAGS = [

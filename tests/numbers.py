@@ -83,6 +83,16 @@ def compare(notebook: str, name: str, value, spec: dict) -> str | None:
         if got is None or len(got) != 1 or not (math.isfinite(got[0]) and got[0] > 0):
             return f"{where} vale {value!r}; se esperaba un tiempo medido (> 0){fix}"
         return None
+    if "below" in spec:
+        # Un valor que es ruido de redondeo (una diferencia que debería ser 0, el error
+        # de deshacer una cuenta): cada CPU da otro, así que solo se pide que esté por
+        # debajo del umbral (su source dice de qué tipo y escala sale).
+        got = _as_numbers(value)
+        limit = float(spec["below"])
+        if got is None or not all(math.isfinite(g) and abs(g) <= limit for g in got):
+            return (f"{where} vale {value!r}; se esperaba ruido de redondeo, por "
+                    f"debajo de {limit:g}; fuente: {spec.get('source', '¿?')}{fix}")
+        return None
     if "text" in spec:
         if str(value) != spec["text"]:
             return (

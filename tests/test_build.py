@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from tests.helpers import (
     BOOK_LOG,
@@ -199,6 +200,58 @@ def test_a_notebook_that_fails_stops_the_build_and_is_named(tmp_path):
     assert not (repo / "_build" / ".jupyter_cache" / ".notebooks-ejecutados").exists()
 
 
+@pytest.mark.slow
+def test_a_cell_past_the_timeout_stops_the_build_naming_notebook_and_cell(tmp_path):
+    # El límite es el «execute: timeout» de _config.yml (aquí, 2 s desde la orden).
+    repo = _minimal_copy(tmp_path / "repo")
+    (repo / PROBE_MODULE).write_text("VALOR = 1\n", encoding="utf-8")
+    nb = nbformat.read(repo / PROBE_NOTEBOOK, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(60)  # lenta"))
+    nbformat.write(nb, repo / PROBE_NOTEBOOK)
+    result = _make("execute", "CELL_TIMEOUT=2", cwd=repo,
+                   env={"PYTHONPATH": str(repo)})
+    out = result.stdout + result.stderr
+    assert result.returncode != 0, out[-4000:]
+    failed = result.stdout.split("Notebooks con error:")[-1].split()
+    assert failed == [str(repo / PROBE_NOTEBOOK)], out[-4000:]
+    assert "time.sleep(60)  # lenta" in out, out[-4000:]  # la celda, por su código
+
+
+def test_the_cell_timeout_is_one_value_read_from_the_book_config():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    timeout = config["execute"]["timeout"]
+    assert timeout >= 1200, "holgado: una máquina ocupada no debe romper el libro"
+    from tests.helpers import CELL_TIMEOUT
+
+    assert CELL_TIMEOUT == timeout or os.environ.get("CELL_TIMEOUT")
+    made = subprocess.run(
+        ["make", "-s", "--no-print-directory", "-f", "Makefile", "-f", "-", "mostrar"],
+        input="mostrar:\n\t@echo $(CELL_TIMEOUT)\n", cwd=ROOT, capture_output=True,
+        text=True, check=True)
+    assert made.stdout.strip() == str(timeout)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "--timeout $(CELL_TIMEOUT)" in makefile
+    assert not re.search(r"--timeout \d", makefile), "un segundo valor en el Makefile"
+
+
+@pytest.mark.slow
+def test_a_page_whose_source_left_the_toc_leaves_the_site(tmp_path):
+    repo = _minimal_copy(tmp_path / "repo")
+    (repo / PROBE_MODULE).write_text("VALOR = 1\n", encoding="utf-8")
+    toc = (repo / "_toc.yml").read_text(encoding="utf-8")
+    (repo / "book" / "extra.md").write_text("# Página de paso\n\nTexto.\n",
+                                           encoding="utf-8")
+    (repo / "_toc.yml").write_text(toc + "chapters:\n- file: book/extra\n",
+                                   encoding="utf-8")
+    _make_in_copy(repo, "book-step")
+    page = repo / "_build" / "html" / "book" / "extra.html"
+    assert page.exists()
+    (repo / "_toc.yml").write_text(toc, encoding="utf-8")  # otra rama, sin la página
+    (repo / "book" / "extra.md").unlink()
+    _make_in_copy(repo, "book-step")
+    assert not page.exists(), "la página de un documento que salió del índice sigue"
+
+
 def test_makefile_and_ci_use_the_readme_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
@@ -319,7 +372,6 @@ def test_trimmed_icon_font_has_the_same_bytes_on_another_day(monkeypatch, tmp_pa
 
 
 def test_conf_reads_the_publishing_settings_from_config_yml():
-    import yaml
 
     conf = runpy.run_path(str(ROOT / "conf.py"))
     publishing = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
@@ -335,17 +387,51 @@ def test_conf_reads_the_publishing_settings_from_config_yml():
     assert "sphinx" not in publishing and "extensions" not in publishing
 
 
-def test_the_book_is_built_by_sphinx_build_with_conf_py_not_jupyter_book():
+def test_the_book_is_built_by_sphinx_build_with_conf_py():
+    # Por qué no con la orden jupyter-book: README.md, «Jupyter Book y este libro».
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "sphinx-build -b html . $(HTML)" in makefile
-    assert "jupyter-book" not in makefile
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8").lower()
-    assert "jupyter-book==" not in requirements
+    assert "jupyter-book==" not in requirements, (
+        "jupyter-book 1 fija Sphinx 7: el libro se construye con sphinx-build y conf.py"
+    )
     sphinx = re.search(r"^sphinx==(\d+)\.", requirements, re.M)
     assert sphinx and int(sphinx.group(1)) >= 8, "Sphinx ≥ 8"
     # Los temas fijados llevan al lado la issue que lo explica.
     pin = requirements.index("pydata-sphinx-theme==")
     assert "#2451" in requirements[max(0, pin - 300):pin]
+
+
+def _jupyter_book_schema() -> dict:
+    """El esquema de _config.yml de Jupyter Book 1, de su rueda sin instalar (la
+    descarga «make test-deps», JB_WHEEL en el Makefile)."""
+    import zipfile
+
+    wheels = sorted((ROOT / ".venv" / "jupyter-book").glob("jupyter_book-*.whl"))
+    assert wheels, "falta la rueda de Jupyter Book: ejecuta «make test-deps»"
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        return json.loads(wheel.read("jupyter_book/config_schema.json"))
+
+
+def test_config_and_toc_stay_valid_jupyter_book_files():
+    """_config.yml y _toc.yml siguen siendo de Jupyter Book 1: su esquema para uno y el
+    lector de sphinx-external-toc (el de Jupyter Book) para el otro."""
+    import jsonschema
+    from sphinx_external_toc.parsing import parse_toc_yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    jsonschema.validate(config, _jupyter_book_schema())
+    toc = parse_toc_yaml(ROOT / "_toc.yml")
+    assert toc.root.docname == "book/intro" and len(toc) > 12
+
+
+def test_the_schema_check_rejects_a_config_jupyter_book_would_not_read():
+    import jsonschema
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["execute"]["timeout"] = "mucho"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(config, _jupyter_book_schema())
 
 
 def test_the_themes_are_the_versions_the_site_was_checked_with():

@@ -22,6 +22,7 @@ from torch.nn import functional as F
 
 from resnorm import gpt
 from resnorm.widgets import gpt_playground as gp
+from tests.floats import close_or_both_noise
 from tests.helpers import GPT_MEMO, GPT_MEMO_ENV
 
 
@@ -153,9 +154,18 @@ def test_js_char_losses_and_stream_stats_equal_python(short_runs, dataset, tmp_p
             stats = gp.stream_stats(model, idx)
             for key in ("norm", "spread"):
                 assert (got["stats"][key][-1] is None) == (stats[key][-1] is None)
-                assert [v for v in got["stats"][key] if v is not None] == pytest.approx(
-                    [v for v in stats[key] if v is not None], rel=1e-4, abs=1e-6), (
-                    f"{config}: {key}")
+                for stage, (js, py) in enumerate(zip(got["stats"][key], stats[key])):
+                    if py is None:
+                        continue
+                    # La escala de la etapa es ‖x_t‖ (norm). Una dispersión que colapsó
+                    # (la pila plana: todas las posiciones iguales) es ruido de float32
+                    # de unas decenas de operaciones (≤ 100 ulps de ‖x_t‖) y se afirma
+                    # por debajo de él en los dos lados, nunca igual: cada CPU
+                    # redondea distinto (2e-8 en una, 1e-6 en otra).
+                    problem = close_or_both_noise(
+                        js, py, what=f"{config}, «{key}» tras la etapa {stage}",
+                        scale=stats["norm"][stage])
+                    assert problem is None, problem
 
 
 @needs_node

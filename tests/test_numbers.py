@@ -39,13 +39,14 @@ def test_every_expected_entry_has_a_tolerance_and_a_source():
         for nb, entries in EXPECTED.items()
         for name, spec in entries.items()
         if ("value" in spec and "tol" not in spec) or not spec.get("source")
-        or ("value" not in spec and "text" not in spec and not spec.get("measured"))
+        or not ({"value", "text", "below"} & set(spec) or spec.get("measured"))
     ]
     assert not bad, (
         f"tests/expected_values.toml: entradas sin valor, tolerancia o fuente: {bad}. "
         "Cada una es «nombre = { value = …, tol = …, source = \"de dónde sale\" }» "
-        "(o { text = \"…\", source = … } para un texto, o { measured = true, "
-        "source = … } para un tiempo, que depende de la máquina)"
+        "(o { text = \"…\", source = … } para un texto, { below = …, source = … } "
+        "para un valor que es ruido de redondeo, o { measured = true, source = … } "
+        "para un tiempo, que depende de la máquina)"
     )
 
 
@@ -116,6 +117,17 @@ def test_harness_fails_on_a_wrong_epsilon():
     assert numbers.compare("prueba", "normalizado", good, spec) is None
     message = numbers.compare("prueba", "normalizado", wrong, spec)
     assert message and "prueba" in message and "normalizado" in message
+
+
+def test_harness_takes_noise_below_its_threshold_and_nothing_above():
+    # Dos CPU dan dos ruidos distintos (1e-8, 7e-7): los dos valen; un valor medido
+    # por encima del umbral no, ni NaN.
+    spec = {"below": 1e-6, "source": "diferencia float32 frente a float64"}
+    for noise in (0.0, 1e-8, -7e-7, [1e-9, 2e-9]):
+        assert numbers.compare("prueba", "dif", noise, spec) is None
+    for wrong in (3e-6, float("nan"), [1e-9, 0.1]):
+        message = numbers.compare("prueba", "dif", wrong, spec)
+        assert message and "ruido de redondeo" in message and "1e-06" in message
 
 
 def test_harness_fails_on_sigma_rounded_before_dividing():
