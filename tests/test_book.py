@@ -140,3 +140,130 @@ def test_glue_sci_glues_the_reader_notation(monkeypatch):
     monkeypatch.setattr(book, "_glue", lambda n, v, display=False: glued.update({n: v}))
     book.glue_sci("g", 2.7427e-16)
     assert glued == {"g": "2.7 \u00d7 10\u207b\u00b9\u2076"}
+
+
+# --- Las referencias: cada obra con su etiqueta ---------------------------------------
+
+
+def _referencias(site) -> dict[str, str]:
+    """{ancla de la obra: etiqueta} de la lista de book/referencias.html."""
+    html = (site / "book" / "referencias.html").read_text(encoding="utf-8")
+    etiquetas = {}
+    for m in re.finditer(r'<div class="citation" id="([^"]+)"[^>]*>(.*?)</div>', html,
+                         re.S):
+        label = re.search(r'<span class="label">(.*?)<p>', m.group(2), re.S)
+        texto = re.sub(r"<[^>]+>", "", label.group(1)) if label else ""
+        etiquetas[m.group(1)] = " ".join(texto.split()).strip("[]")
+    return etiquetas
+
+
+def _citas_en_el_texto(site) -> dict[str, set[str]]:
+    """{ancla de la obra en referencias.html: textos de los enlaces que la citan}."""
+    citas: dict[str, set[str]] = {}
+    for page in sorted((site / "notebooks").glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        for m in re.finditer(
+            r'<a class="reference internal" href="[^"]*referencias\.html#([^"]+)"[^>]*>'
+            r"(.*?)</a>", html, re.S,
+        ):
+            texto = " ".join(re.sub(r"<[^>]+>", "", m.group(2)).split())
+            citas.setdefault(m.group(1), set()).add(texto)
+    return citas
+
+
+def test_no_two_references_render_the_same_label(built_site):
+    """Dos obras con los mismos autores y año llevan letra: «He et al., 2016a» y
+    «2016b», «PyTorch, 2024a» y «2024b» (conf.py, estilo «autor_anio»)."""
+    etiquetas = _referencias(built_site)
+    assert len(etiquetas) >= 20, f"la lista de referencias está casi vacía: {etiquetas}"
+    repetidas = {e for e in etiquetas.values() if list(etiquetas.values()).count(e) > 1}
+    assert not repetidas, f"etiquetas repetidas en referencias.html: {repetidas}"
+    assert not [e for e in etiquetas.values() if "{" in e or not e], etiquetas
+    por_texto = set(etiquetas.values())
+    for par in (("He et al., 2016a", "He et al., 2016b"),
+                ("PyTorch, 2024a", "PyTorch, 2024b")):
+        assert set(par) <= por_texto, f"faltan {par} en {sorted(por_texto)}"
+
+
+def test_citations_in_the_text_carry_the_letter_of_their_reference(built_site):
+    """Lo que enlaza cada cita en los capítulos termina como la etiqueta de su obra en
+    la lista (el año con su letra): dos obras distintas nunca se citan igual."""
+    etiquetas = _referencias(built_site)
+    citas = _citas_en_el_texto(built_site)
+    assert len(set(citas) & set(etiquetas)) >= 10, "las citas no enlazan a la lista"
+    finales = {texto.split(", ")[-1] for textos in citas.values() for texto in textos}
+    assert {"2016a", "2016b", "2024a", "2024b"} <= finales, sorted(finales)
+    mal = [f"{ancla}: «{texto}» no termina como «{etiquetas[ancla]}»"
+           for ancla, textos in citas.items() if ancla in etiquetas
+           for texto in textos
+           if not etiquetas[ancla].endswith(", " + texto.split(", ")[-1])]
+    assert not mal, "citas cuyo año no es el de su etiqueta:\n" + "\n".join(mal)
+
+
+# --- Frases del issue 49 que no deben volver ----------------------------------------
+
+
+def _prosa_de(notebook: str) -> str:
+    import json
+
+    from tests.helpers import ROOT
+
+    nb = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text("utf-8"))
+    md = [" ".join("".join(c["source"]).split())
+          for c in nb["cells"] if c["cell_type"] == "markdown"]
+    return "\n".join(md)
+
+
+def test_chapter_11_names_the_course_steps_and_this_books_chapters():
+    """Los Pasos 4 a 7 del curso son embedding, atención, FFN y este paso; las piezas
+    de este paso son los capítulos 1 a 7 del libro (la conexión residual, el 2)."""
+    prosa = _prosa_de("11_resumen")
+    assert "capítulos 4 a 7 ya tienes" not in prosa
+    assert "Pasos 4 a 7 del curso" in prosa and "capítulos 1 a 7" in prosa
+
+
+def test_chapter_10_keeps_the_three_explanations_of_warm_up():
+    """§10.6 no da por hecha la explicación de Xiong et al.: las tres del capítulo 7."""
+    prosa = _prosa_de("10_gpt_diminuto")
+    calentamiento = prosa.split("## La tasa de aprendizaje y el calentamiento")[1]
+    calentamiento = calentamiento.split("\n")[0]
+    assert "viste por qué" not in calentamiento
+    for clave in ("xiong2020layer", "liu2020understanding", "takase2023b2t"):
+        assert clave in calentamiento, f"§10.6 no cita {clave}"
+
+
+def test_chapter_10_says_which_seeds_the_build_and_the_bench_check():
+    """El libro afirma la semilla 0 al construirse; las 1 y 2, «make bench»."""
+    prosa = _prosa_de("10_gpt_diminuto")
+    assert "las pruebas del curso" not in prosa
+    assert prosa.count("`make bench`") >= 2 and prosa.count("semilla 0") >= 2
+    assert "no es mayor que el de Pre-LN" not in prosa
+    assert "del mismo orden que el de Pre-LN, entre {glue:text}`ratio_w2_min" in prosa
+
+
+def test_appendix_defines_times_copy_as_the_code_computes_it():
+    """«×copia» divide entre la copia más rápida de la ejecución (resnorm.cost)."""
+    prosa = _prosa_de("12_cuanto_cuesta_normalizar")
+    assert "lo que la copia a un búfer;" not in prosa
+    assert "y marca el límite" not in prosa
+    assert "«×copia» dice cuántas veces tarda cada método lo que la copia más rápida" \
+        in prosa
+    pie = prosa.split(":name: fig-12-ancho-de-banda")[1].split("```")[0]
+    assert "copia más rápida de esta ejecución" in pie and "«×copia»" in pie
+
+
+def test_chapter_11_slope_is_an_estimate_with_its_error():
+    prosa = _prosa_de("11_resumen")
+    assert "{glue:text}`pendiente:.1f` ± {glue:text}`pendiente_err:.1f`" in prosa
+    assert "la cuenta daría 6" not in prosa
+
+
+def test_appendix_figure_alt_text_names_the_fastest_copy(built_site):
+    """El texto alternativo de la figura dice qué es la línea: la copia más rápida de
+    la ejecución, la que vale 1 en «×copia»."""
+    html = (built_site / "notebooks" / "12_cuanto_cuesta_normalizar.html").read_text(
+        encoding="utf-8")
+    alts = re.findall(r'alt="(Barras horizontales[^"]*)"', html)
+    assert alts, "no encuentro la figura de los GB/s en el apéndice"
+    assert all("copia más rápida de esta ejecución" in a and "×copia" in a
+               for a in alts), alts[0]

@@ -76,6 +76,17 @@ TERMINOS: dict[str, str] = {
     "varianza muestral": r"\bvarianza muestral\b",
     "varianza poblacional": r"\bvarianza poblacional\b",
     "widget": r"\bwidgets?\b|\bdeslizador(?:es)?\b",
+    "sesgo": r"\bsesgos?\b",
+    "entropía cruzada": r"\bentropía cruzada\b",
+    "pérdida de solo frecuencias": r"\bpérdida de solo frecuencias\b",
+    "validación": r"\bvalidaci(?:ón|ones)\b|\bvalidar\b",
+    "tráfico": r"\btráfico\b",
+    "falta de página": r"\bfaltas? de página\b",
+    "limitada por memoria": r"\blimitad[ao]s? por (?:la )?memoria\b",
+    "GB/s efectivos": r"\bGB/s efectivos\b",
+    "búfer": r"\bbúfer(?:es)?\b",
+    "ancho": r"\bancho\b(?! de banda)",
+    "error estándar": r"\berror(?:es)? estándar\b",
 }
 
 # Sinónimos descartados: la expresión y el término del glosario que va en su lugar.
@@ -96,6 +107,8 @@ DESCARTADOS: dict[str, str] = {
     r"\b(?:ritmo|velocidad|tasa) de entrenamiento\b": "tasa de aprendizaje",
     r"\bpropagación hacia atrás\b": "retropropagación",
     r"\bcorrientes? residual(?:es)?\b": "flujo residual",
+    # Un vector tiene dimensión; una red o un modelo, ancho (la entrada «dimensión»).
+    r"\bvectores? de ancho\b": "vector de dimensión d (ancho, de la red o del modelo)",
 }
 
 _NO_PROSA = [
@@ -275,3 +288,192 @@ def test_english_originals_use_pytorch_spelling_and_slider_has_its_entry():
     assert "initialis" not in GLOSARIO.read_text(encoding="utf-8")
     assert "*slider*" in _entrada("deslizador")
     assert "slider" not in _entrada("widget")
+
+
+# --- Los términos que los capítulos presentan, extraídos del texto --------------------
+
+# Una negrita dentro de una frase presenta un término («Llamamos **pasada** a…»): el
+# glosario lo define. No cuentan las negritas que abren un párrafo, una frase, un punto
+# de una lista o una celda de tabla (títulos en línea: «**Con Adam** (…)», «- **plana**,
+# sin atajo»), ni las que terminan en punto o dos puntos. Estas otras no presentan un
+# término, y cada una dice por qué:
+NEGRITAS_QUE_NO_SON_TERMINOS: dict[str, str] = {
+    "diferencia": "cap. 2, énfasis: lo que aprende F(x), no un término",
+    "layer normalization": "cap. 4, el nombre inglés que da la entrada LayerNorm",
+    "una sola línea": "cap. 4, énfasis en el enunciado de un ejercicio",
+    "escala": "cap. 5, lo que hace γ («escala cada dimensión»); cap. 7, énfasis",
+    "desplaza": "cap. 5, lo que hace β",
+    "predice": "cap. 10, lo que pide el ejercicio",
+    "copia a un búfer": "cap. 12, nombre de una fila de la tabla (búfer sí es término)",
+    "copia nueva": "cap. 12, nombre de una fila de la tabla",
+    "hacer posible apilar muchas capas": "portada, la frase que resume el paso",
+    "paso 7": "portada, el nombre del paso del curso",
+    "pasos 4 a 6": "portada, los pasos anteriores del curso",
+    "cohete": "como-usar, el icono de un botón",
+    "flecha de descarga": "como-usar, el icono de un botón",
+    "logo de github": "como-usar, el icono de un botón",
+    "código en vivo": "como-usar, la etiqueta de un botón",
+    "jupyterhub": "como-usar, la etiqueta de un botón",
+    ".ipynb": "como-usar, una opción del botón de descarga",
+    ".pdf": "como-usar, una opción del botón de descarga",
+}
+
+_NEGRITA = re.compile(r"\*\*([^*\n]+?)\*\*")
+# Lo que hay antes de la negrita en su línea si abre un párrafo, un punto de lista o
+# una celda de tabla: solo blancos, marcas de lista o barras.
+_ABRE_LINEA = re.compile(r"^[\s>|]*(?:[-*+]|\d+\.)?\s*$|\|\s*$")
+_ABRE_FRASE = re.compile(r"[.!?]\s+$")
+_ROL_TERM = re.compile(r"\{term\}`([^`]+)`")
+
+
+def negritas_que_presentan(texto: str) -> list[str]:
+    """Las negritas de ``texto`` que presentan un término (véase arriba)."""
+    hallados = []
+    for m in _NEGRITA.finditer(texto):
+        frase = " ".join(m.group(1).split())
+        inicio_linea = texto.rfind("\n", 0, m.start()) + 1
+        antes = texto[inicio_linea:m.start()]
+        if not antes.strip():  # al principio de una línea: ¿sigue una frase?
+            anterior = texto[:inicio_linea].rstrip(" ").removesuffix("\n")
+            anterior = anterior[anterior.rfind("\n") + 1:]
+            if not anterior.strip():
+                continue  # abre un párrafo
+            antes = anterior + " "
+        abre_frase = _ABRE_FRASE.search(antes) and frase[0].isupper()
+        if _ABRE_LINEA.search(antes) or abre_frase:
+            continue
+        if frase.endswith((".", ":")) or "$" in frase or "[" in frase:
+            continue
+        hallados.append(frase)
+    return hallados
+
+
+def destinos_de_term(texto: str) -> list[str]:
+    """A qué entrada apunta cada ``{term}`` de ``texto`` (``x <destino>`` o ``x``)."""
+    destinos = []
+    for m in _ROL_TERM.finditer(texto):
+        dentro = m.group(1)
+        ref = re.search(r"<([^>]+)>\s*$", dentro)
+        destinos.append((ref.group(1) if ref else dentro).strip())
+    return destinos
+
+
+def _forma_base(frase: str) -> str:
+    """Minúsculas, sin cursiva y sin la -s o -es final de cada palabra (plural)."""
+    palabras = frase.replace("*", "").lower().split()
+    return " ".join(re.sub(r"(?:es|s)$", "", p) if len(p) > 3 else p for p in palabras)
+
+
+def _en_glosario(frase: str, glosario: set[str]) -> bool:
+    base = _forma_base(frase)
+    return any(_forma_base(t) == base for t in glosario)
+
+
+def _fuentes_con_marcas() -> list[tuple[str, str]]:
+    """(nombre, texto) de cada capítulo y página de book/, con las negritas y los roles
+    (sin bloques de código, que no son prosa)."""
+    fuentes = []
+    for nb_path in NOTEBOOKS:
+        nb = json.loads(nb_path.read_text(encoding="utf-8"))
+        md = "\n\n".join(
+            "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+        )
+        fuentes.append((f"notebooks/{nb_path.name}", md))
+    for pagina in PAGINAS:
+        fuentes.append((f"book/{pagina.name}", pagina.read_text(encoding="utf-8")))
+    return [(n, re.sub(r"```(?!\{glossary).*?```", " ", t, flags=re.S))
+            for n, t in fuentes]
+
+
+def _definiciones_del_glosario() -> str:
+    """El texto de las definiciones del glosario (las líneas con sangría)."""
+    texto = GLOSARIO.read_text(encoding="utf-8")
+    bloque = re.search(r"```\{glossary\}\n(.*?)```", texto, re.S).group(1)
+    return "\n".join(linea for linea in bloque.splitlines() if linea.startswith(" "))
+
+
+def test_bold_terms_of_the_chapters_are_glossary_entries():
+    """Lo que un capítulo presenta en negrita dentro de una frase está en el
+    glosario."""
+    glosario = terminos_del_glosario()
+    faltan = []
+    for nombre, texto in _fuentes_con_marcas():
+        for frase in negritas_que_presentan(texto):
+            if frase.lower() in NEGRITAS_QUE_NO_SON_TERMINOS:
+                continue
+            if not _en_glosario(frase, glosario):
+                faltan.append(f"{nombre}: **{frase}**")
+    assert not faltan, (
+        "términos en negrita que el glosario no define:\n" + "\n".join(faltan)
+        + "\nAñade cada uno a book/glosario.md o, si la negrita no presenta un término "
+        "(énfasis, el nombre de una fila), a NEGRITAS_QUE_NO_SON_TERMINOS con su "
+        "motivo."
+    )
+
+
+def test_every_term_role_points_to_a_glossary_entry():
+    """Cada {term} de los capítulos y del propio glosario tiene su entrada (Sphinx
+    compara sin mayúsculas)."""
+    glosario = {t.lower() for t in terminos_del_glosario()}
+    textos = _fuentes_con_marcas()
+    textos.append(("book/glosario.md", _definiciones_del_glosario()))
+    rotos = [f"{nombre}: {{term}}`{destino}`"
+             for nombre, texto in textos
+             for destino in destinos_de_term(texto)
+             if destino.lower() not in glosario]
+    assert not rotos, "roles {term} sin entrada en el glosario:\n" + "\n".join(rotos)
+
+
+def test_terms_the_glossary_definitions_use_are_entries_too():
+    """Las definiciones del glosario usan términos técnicos (los sesgos de «peso», la
+    entropía cruzada de «pérdida de solo frecuencias»): también tienen su entrada."""
+    glosario = terminos_del_glosario()
+    definiciones = _prosa(_definiciones_del_glosario())
+    faltan = [f"«{termino}» ({_usos(patron, definiciones)[0]})"
+              for termino, patron in TERMINOS.items()
+              if _usos(patron, definiciones) and termino not in glosario]
+    assert not faltan, (
+        "términos que usan las definiciones del glosario y que no tienen entrada:\n"
+        + "\n".join(faltan)
+    )
+
+
+def test_the_issue_49_terms_are_in_the_glossary():
+    glosario = terminos_del_glosario()
+    for termino in ("sesgo", "entropía cruzada", "pérdida de solo frecuencias",
+                    "tráfico", "falta de página", "dimensión", "ancho"):
+        assert termino in glosario, f"falta «{termino}» en book/glosario.md"
+
+
+def test_term_extractors_find_bold_terms_and_roles_but_not_run_in_headings():
+    texto = (
+        "**Con Adam** (arriba), las tres bajan.\n"
+        "- **plana**, sin atajo;\n"
+        "| **sin residual** | x |\n"
+        "**Lo que prueba.** Algo. **Sin atajo**, nada.\n"
+        "| | **sin LN** | **con LN** |\n"
+        "Llamamos **pasada** a un recorrido y **tráfico** a lo que mueve;\n"
+        "y en GPU las dos están\n**limitadas por memoria**.\n"
+        "la {term}`red feed-forward <FFN>` y la {term}`pérdida`.\n"
+    )
+    assert negritas_que_presentan(texto) == [
+        "pasada", "tráfico", "limitadas por memoria"]
+    assert destinos_de_term(texto) == ["FFN", "pérdida"]
+    assert _en_glosario("limitadas por memoria", {"limitada por memoria"})
+    assert not _en_glosario("copia nueva", {"copia"})
+
+
+def test_gain_entry_covers_the_residual_stacks_of_chapter_9():
+    """El capítulo 9 da ganancias a pilas residuales: la entrada no las excluye."""
+    texto = _entrada("ganancia")
+    assert "sin atajos ni LayerNorm, el factor" not in texto
+    assert "residual" in texto and "torch.nn.init" in texto
+
+
+def test_dimension_and_width_are_one_entry_that_says_how_they_relate():
+    """«dimensión» y «ancho» nombran la misma d: una sola entrada con los dos."""
+    texto = GLOSARIO.read_text(encoding="utf-8")
+    assert re.search(r"^dimensión\nancho\n  ", texto, re.M), (
+        "«dimensión» y «ancho» deberían ser dos nombres de una misma entrada"
+    )
+    assert "ancho" in _entrada("ancho") and "dimensión" in _entrada("ancho")
