@@ -55,6 +55,34 @@ FLOAT_MODULES = {
 } | {f"test_exercises_ch{n:02d}.py" for n in range(1, 13)}
 FLOAT_TESTS = {"test_notebook_ran_top_to_bottom_without_errors"}
 
+# Fixtures que entrenan o calculan un experimento de verdad (de resnorm.experiments,
+# resnorm.gpt…): cada prueba que las usa lleva la marca «slow», y «make check» (el bucle
+# de trabajo, un minuto de CPU) las deja para «make test». Las que calculan lo mismo a
+# un tamaño de juguete (segundos o menos) van en CHEAP_FIXTURES, con el porqué.
+# tests/test_gate.py comprueba que toda fixture de módulo que llama a un experimento
+# está en una de las dos listas: quien añade otra decide dónde va.
+SLOW_FIXTURES = {
+    "test_figures_view.py": {"data": "seis experimentos y cada figura dibujada"},
+    "test_plots.py": {"data": "los mismos seis experimentos"},
+    "test_gpt_js.py": {"short_runs": "cinco GPT de 20 pasos",
+                       "chapter_runs": "los cinco GPT del capítulo 10"},
+    "test_experiments.py": {
+        "transformer": "Transformers de 3 y 24 bloques, varias semillas",
+        "train_adam": "un entrenamiento entero con Adam",
+        "train_sgd": "un entrenamiento entero con SGD",
+        "grad_depth": "pilas de hasta 64 capas, gradiente hasta la primera",
+        "act_std": "pilas de hasta 64 capas con varias semillas",
+        "survival": "pilas de 50 capas con 64 entradas",
+    },
+}
+CHEAP_FIXTURES = {
+    "test_claims_ch09.py": {"scaled": "pilas lineales de anchura 64, sin entrenar",
+                            "sweep": "tres ganancias en pilas pequeñas"},
+    "test_experiments_ch01.py": {"control": "una capa ortogonal, sin entrenar",
+                                 "by_init": "un lote pequeño, sin entrenar"},
+    "test_experiments_ch05.py": {"control": "una pila lineal pequeña, sin entrenar"},
+}
+
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
@@ -153,6 +181,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.build)
         if names & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
+        if names & set(SLOW_FIXTURES.get(item.path.name, ())):
+            item.add_marker(pytest.mark.slow)
         if (item.path.name in FLOAT_MODULES
                 or getattr(item, "originalname", item.name) in FLOAT_TESTS):
             item.add_marker(pytest.mark.floats)

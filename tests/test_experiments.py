@@ -197,6 +197,7 @@ def test_with_sgd_residual_without_layer_norm_diverges_pre_ln_learns(train_sgd):
     assert train_sgd["final_loss"]["plain"] > 0.5
 
 
+@pytest.mark.slow  # un entrenamiento entero con SGD
 def test_with_smaller_sgd_learning_rate_residual_trains():
     data = ex.tiny_training(kinds=("residual",), optimizer="sgd", lr=0.01)
     assert data["diverged_at_step"]["residual"] is None

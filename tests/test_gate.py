@@ -3,6 +3,7 @@ orden sale. No mide nada; que la tanda tarde poco depende de este orden."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 from tests.conftest import _costly_first, scope_of
@@ -53,3 +54,69 @@ def test_the_longest_groups_go_first_and_each_group_stays_together():
         "tests/test_b.py::test_two",
         "tests/test_a.py::test_one",
     ]
+
+
+# --- «make check»: el bucle de trabajo deja fuera lo que entrena ----------------------
+
+#: Lo que entrena o calcula un experimento de verdad: lo público de
+#: resnorm.experiments y lo que entrena de resnorm.gpt y resnorm.identity.
+def _costly_functions() -> set[str]:
+    from resnorm import experiments
+
+    return {n for n in experiments.__all__ if callable(getattr(experiments, n))} | {
+        "train_gpt", "gpt_comparison", "lr_sensitivity", "identity_learning"}
+
+
+def _calls(node) -> set[str]:
+    import ast
+
+    return {getattr(n.func, "attr", getattr(n.func, "id", ""))
+            for n in ast.walk(node) if isinstance(n, ast.Call)}
+
+
+def _module_fixtures_calling(costly: set[str]):
+    """(módulo, fixture, llamadas) de cada fixture de tests/ que llama a ``costly``."""
+    import ast
+
+    for path in sorted(Path(__file__).parent.glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.FunctionDef) or not any(
+                    "fixture" in ast.unparse(d) for d in node.decorator_list):
+                continue
+            calls = _calls(node) & costly
+            if calls:
+                yield path.name, node.name, calls
+
+
+def test_every_fixture_that_runs_an_experiment_is_classified_slow_or_cheap():
+    from tests.conftest import CHEAP_FIXTURES, SLOW_FIXTURES
+
+    found = list(_module_fixtures_calling(_costly_functions()))
+    assert len(found) >= 10, found  # el detector ve las fixtures que hay
+    loose = [f"{module}::{name} ({', '.join(sorted(calls))})"
+             for module, name, calls in found
+             if name not in SLOW_FIXTURES.get(module, {})
+             and name not in CHEAP_FIXTURES.get(module, {})]
+    assert not loose, (
+        "Fixtures que calculan un experimento sin clasificar: ponlas en "
+        "SLOW_FIXTURES (entrenan: «make check» las deja para «make test») o en "
+        "CHEAP_FIXTURES (tamaño de juguete), en tests/conftest.py, con el porqué: "
+        f"{loose}")
+    listed = {(m, n) for table in (SLOW_FIXTURES, CHEAP_FIXTURES)
+              for m, names in table.items() for n in names}
+    stale = listed - {(m, n) for m, n, _ in found}
+    assert not stale, f"En tests/conftest.py, fixtures que no existen: {stale}"
+
+
+def test_the_detector_sees_a_fixture_that_trains():
+    import ast
+
+    source = ("import pytest\n@pytest.fixture(scope='module')\n"
+              "def runs():\n    return gpt.train_gpt('pre_ln', steps=5)\n")
+    assert _calls(ast.parse(source).body[1]) & _costly_functions() == {"train_gpt"}
+
+
+def test_make_check_leaves_out_slow_build_and_browser_tests():
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ncheck:", 1)[1].split("\n\n", 1)[0]
+    assert '-m "not browser and not build and not slow"' in recipe

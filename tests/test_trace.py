@@ -272,6 +272,7 @@ def test_post_ln_stack_keeps_every_block_output_normalized(ex):
         assert entry["std"] == pytest.approx(1.0, abs=1e-3)  # < 1 por ε
 
 
+@pytest.mark.slow  # una pila Pre-LN de muchos bloques, con varias semillas
 def test_pre_ln_residual_stream_grows_like_sqrt_depth(ex):
     def mean_sq_norm(n_blocks):
         runs = [
