@@ -15,9 +15,11 @@ PERRO_X = (0.50, 1.15, 0.78, 0.88)
 #: La salida de la atención para «perro», F(x), dada (Capítulos 2 y 8).
 PERRO_ATTENTION = (0.30, -0.20, 0.15, 0.45)
 
-#: El vector del curso: la suma residual x + F(x) de «perro» (Capítulos 2 a 5).
-#: μ = 1.0025, σ = 0.1977.
-VECTOR = (0.80, 0.95, 0.93, 1.33)
+#: El vector del curso: la suma residual x + F(x) de «perro» (Capítulos 2 a 5),
+#: (0.80, 0.95, 0.93, 1.33); μ = 1.0025, σ = 0.1977. Se calcula de los dos de arriba
+#: (un solo sitio para cambiarlo), redondeado a sus dos decimales: en float64,
+#: 1.15 − 0.20 da 0.9499999999999998, y el curso escribe 0.95.
+VECTOR = tuple(round(x + f, 2) for x, f in zip(PERRO_X, PERRO_ATTENTION))
 
 #: γ y β del ejemplo (Capítulo 5; γ₁ y β₁ del bloque «perro», Capítulo 8).
 GAMMA = (1.2, 0.8, 1.0, 1.1)
