@@ -153,7 +153,8 @@ vendor: _assets/vendor/.copied
 
 # La caché de ejecución (jupyter-cache) identifica cada notebook solo por sus celdas:
 # no sabe que el notebook importa resnorm. Por eso el motor tiene su propia huella
-# (todos los archivos de resnorm/ y requirements.txt, en orden fijo): si no coincide
+# (tools/engine_hash.py: todos los archivos de resnorm/ y las versiones fijadas de lo
+# que carga el núcleo, no las de lo que solo usa Sphinx, como los temas): si no coincide
 # con la guardada junto a la caché, se borran la caché, los notebooks ejecutados y el
 # entorno de Sphinx, y todo se vuelve a ejecutar. «make -s engine-hash» la imprime.
 # EXEC_DIR: dónde queda una ejecución de los notebooks (caché, huella del motor y
@@ -178,9 +179,7 @@ EXEC_LOG := $(EXEC_DIR)/execute.log
 # Lo que Sphinx sacó de la ejecución anterior: se borra con la caché si cambia el
 # motor (en la ejecución de otra CPU no hay nada de Sphinx que borrar).
 EXEC_STALE := $(if $(filter _build,$(EXEC_DIR)),_build/jupyter_execute _build/.doctrees)
-ENGINE_HASH = $(shell { LC_ALL=C find resnorm -type f ! -path '*/__pycache__/*' \
-  ! -name '*.pyc' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
-  sha256sum requirements.txt; } | sha256sum | cut -c1-16)
+ENGINE_HASH = $(shell $(PY) tools/engine_hash.py)
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # Los notebooks pendientes los ejecuta jupyter-cache (su orden «jcache», ejecutor
 # local-parallel: un proceso por núcleo de CPU), en el orden en que entraron en la

@@ -93,6 +93,22 @@ def test_warm_rebuild_reuses_the_cache_and_starts_no_executor(built_site):
     assert before_records and _cache_records(cache) == before_records
 
 
+def test_the_engine_hash_follows_what_the_kernel_loads_not_sphinx_themes():
+    from tools.engine_hash import engine_hash, kernel_packages, kernel_pins
+
+    packages = kernel_packages()
+    assert {"numpy", "torch", "matplotlib", "resnorm", "myst-nb"} <= packages
+    assert not {"pydata-sphinx-theme", "sphinx-book-theme"} & packages
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    pins = kernel_pins(requirements, packages)
+    theme = re.sub(r"pydata-sphinx-theme==\S+", "pydata-sphinx-theme==9.9.9",
+                   requirements)
+    numpy = re.sub(r"numpy==\S+", "numpy==9.9.9", requirements)
+    assert kernel_pins(theme, packages) == pins
+    assert kernel_pins(numpy, packages) != pins
+    assert engine_hash() == engine_hash() and len(engine_hash()) == 16
+
+
 def test_the_engine_stamp_is_the_makefile_hash(built_site):
     assert ENGINE_STAMP.read_text().strip() == engine_hash()
 
