@@ -285,6 +285,8 @@ def test_the_makefile_hashes_every_engine_file(tmp_path):
     repo = tmp_path / "repo"
     (repo / "resnorm" / "widgets").mkdir(parents=True)
     shutil.copy(ROOT / "Makefile", repo / "Makefile")
+    (repo / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "engine_hash.py", repo / "tools")
     (repo / "requirements.txt").write_text("numpy==1\n")
     (repo / "resnorm" / "widgets" / "w.js").write_text("export default {};\n")
     (repo / "notebooks").mkdir()
