@@ -147,8 +147,17 @@ _assets/vendor/.copied: node_modules/.installed $(THEBE_TGZ)
 	  --wildcards 'package/lib/*.js' 'package/lib/thebe.css'
 	touch $@
 
+# La marca dice que la instalación terminó, no que el entorno siga entero (un «pip
+# uninstall», una versión subida a mano): se comprueba cada vez contra lo fijado
+# (tools/check_env.py, ≈ 0,2 s) y, si no coincide, se vuelve a instalar.
 deps: $(VENV)/.deps
+	@$(PY) tools/check_env.py requirements.txt || { \
+	  echo "Se vuelve a instalar lo fijado en requirements.txt."; \
+	  rm -f $(VENV)/.deps; $(MAKE) --no-print-directory $(VENV)/.deps; }
 test-deps: $(VENV)/.test-deps
+	@$(PY) tools/check_env.py requirements-test.txt || { \
+	  echo "Se vuelve a instalar lo fijado en requirements-test.txt."; \
+	  rm -f $(VENV)/.test-deps; $(MAKE) --no-print-directory $(VENV)/.test-deps; }
 vendor: _assets/vendor/.copied
 
 # La caché de ejecución (jupyter-cache) identifica cada notebook solo por sus celdas:

@@ -50,6 +50,7 @@ extensions = [
     "sphinx_exercise",
     "sphinxcontrib.bibtex",
     # Las del libro (book/_ext):
+    "fuentes_por_contenido",  # relee lo que cambió de contenido, no solo de fecha
     "curso_sitio",  # búsqueda, iconos, lanzamientos, ajustes de página
     "curso_estadisticas",  # la página de estadísticas de ejecución
     "tiempo_lectura",  # el tiempo de cada capítulo

@@ -268,6 +268,76 @@ def test_a_page_whose_source_left_the_toc_leaves_the_site(tmp_path):
     assert not page.exists(), "la página de un documento que salió del índice sigue"
 
 
+@pytest.mark.slow
+def test_an_edit_whose_file_time_goes_back_is_rebuilt(tmp_path):
+    # cp -p, rsync -a, un archivo descomprimido: el contenido cambia y la fecha no
+    # avanza. La página debe salir con el cambio (book/_ext/fuentes_por_contenido.py).
+    repo = _minimal_copy(tmp_path / "repo")
+    (repo / PROBE_MODULE).write_text("VALOR = 1\n", encoding="utf-8")
+    toc = (repo / "_toc.yml").read_text(encoding="utf-8")
+    source = repo / "book" / "extra.md"
+    source.write_text("# Página de paso\n\nTexto viejo.\n", encoding="utf-8")
+    (repo / "_toc.yml").write_text(toc + "chapters:\n- file: book/extra\n",
+                                   encoding="utf-8")
+    _make_in_copy(repo, "book-step")
+    page = repo / "_build" / "html" / "book" / "extra.html"
+    assert "Texto viejo" in page.read_text(encoding="utf-8")
+    before = source.stat().st_mtime - 3600
+    source.write_text("# Página de paso\n\nTexto nuevo.\n", encoding="utf-8")
+    os.utime(source, (before, before))
+    _make_in_copy(repo, "book-step")
+    html = page.read_text(encoding="utf-8")
+    assert "Texto nuevo" in html and "Texto viejo" not in html
+
+
+def test_content_staleness_detects_a_changed_file_whatever_its_date(tmp_path):
+    from types import SimpleNamespace
+
+    from fuentes_por_contenido import _record, changed_by_content
+
+    doc = tmp_path / "a.md"
+    doc.write_text("uno", encoding="utf-8")
+    env = SimpleNamespace(doc2path=lambda name: tmp_path / f"{name}.md")
+    assert changed_by_content(env, {"a"}) == ["a"]  # nunca leído con huella
+    _record(None, env, ["a"])
+    assert changed_by_content(env, {"a"}) == []
+    stat = doc.stat()
+    doc.write_text("dos", encoding="utf-8")
+    os.utime(doc, (stat.st_atime, stat.st_mtime))  # misma fecha, otro contenido
+    assert changed_by_content(env, {"a"}) == ["a"]
+
+
+def test_the_environment_check_names_what_is_missing_or_moved():
+    from importlib.metadata import PackageNotFoundError
+
+    from tools.check_env import mismatches, pins
+
+    wanted = pins("# fijados\nnumpy==2.4.6\ntorch==2.13.0\nsphinx-exercise==1.2.1\n"
+                  "-e .\n")
+    assert wanted == {"numpy": "2.4.6", "torch": "2.13.0", "sphinx-exercise": "1.2.1"}
+    have = {"numpy": "2.4.5", "torch": "2.13.0+cpu"}
+
+    def installed(name):
+        if name not in have:
+            raise PackageNotFoundError(name)
+        return have[name]
+
+    assert mismatches(wanted, installed) == [
+        "numpy: hay 2.4.5, se fijó 2.4.6", "sphinx-exercise: falta (se fijó 1.2.1)"]
+    assert mismatches({"torch": "2.13.0"}, installed) == []  # la rueda CPU: +cpu
+
+
+def test_make_deps_checks_the_environment_not_only_its_stamp():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target, pinned in (("deps", "requirements.txt"),
+                           ("test-deps", "requirements-test.txt")):
+        recipe = makefile.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0]
+        assert f"tools/check_env.py {pinned}" in recipe, target
+    from tools.check_env import main
+
+    assert main([str(ROOT / "requirements.txt")]) == 0, "este entorno es el fijado"
+
+
 def test_makefile_and_ci_use_the_readme_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
