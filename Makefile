@@ -87,8 +87,10 @@ lab-deps: $(LAB_VENV)/.deps
 # sobre una copia de trabajo ($(LAB_DIR)): se copian de $(HTML)/cuadernos solo los que
 # faltan, así que lo que escribe quien aprende no toca las fuentes (notebooks/) ni lo
 # pisa la construcción siguiente. Para recibir la versión nueva de un capítulo, se
-# borra su copia de $(LAB_DIR).
-LAB_DIR := _build/lab
+# borra (o se cambia de nombre) su copia de $(LAB_DIR). Es el trabajo de quien aprende:
+# vive fuera de _build/, git no la ve (.gitignore) y ninguna orden la borra (tampoco
+# «make clean»).
+LAB_DIR := mi-trabajo
 .PHONY: lab-copy
 lab-copy:
 	@mkdir -p $(LAB_DIR)
@@ -286,6 +288,7 @@ test: test-setup
 	cat $(UNIT_LOG); \
 	[ -e $(UNIT_LOG).estado ] || echo "Las pruebas sin libro no terminaron: se pararon."; \
 	[ "$$(cat $(UNIT_LOG).estado 2>/dev/null)" = 0 ] || status=1; \
+	python3 tools/publish.py --sellar-pruebas $$status; \
 	exit $$status
 
 # La primera tanda de «make test», en segundo plano, en su propio grupo de procesos
@@ -373,6 +376,15 @@ pdf-step: execute
 	$(PY) tools/pdf.py
 	@$(MAKE) --no-print-directory book-step
 
+# Publica el sitio en la rama gh-pages y los cuadernos del alumno en la rama de los
+# cuadernos de REMOTE (tools/publish.py): solo un árbol sin cambios, cuya construcción
+# y cuyas pruebas («make test», que lo anota al terminar) son de HEAD. No construye
+# ni prueba: lo comprueba, y se niega si algo no es de HEAD.
+REMOTE ?= origin
+.PHONY: publish
+publish:
+	python3 tools/publish.py --remoto $(REMOTE)
+
 serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
 
@@ -383,5 +395,6 @@ serve:
 bench: deps vendor test-deps
 	$(PY) -m bench
 
+# Lo que se reconstruye; nunca $(LAB_DIR), el trabajo de quien aprende.
 clean:
 	rm -rf _build _assets/vendor
