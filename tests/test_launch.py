@@ -14,7 +14,9 @@ es la que repo2docker lee y coincide con ``requirements.txt``, y que la descarga
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -408,21 +410,11 @@ def test_binder_installs_resnorm_from_the_repository_root():
 # --- Colab ---------------------------------------------------------------------------
 
 
-def colab_install_cell() -> str:
-    """La celda que instala resnorm en Colab (y no hace nada fuera de Colab)."""
-    url = REPOSITORY["url"]
-    return (
-        "# Solo en Colab: instala resnorm, el paquete del curso, desde GitHub.\n"
-        "import sys\n"
-        "\n"
-        'if "google.colab" in sys.modules:\n'
-        f'    %pip install --quiet "resnorm @ git+{url}@{REPOSITORY["branch"]}"'
-    )
-
-
-def test_every_notebook_starts_with_the_colab_install_cell():
-    expected = colab_install_cell()
-    assert f"git+{REPOSITORY['url']}@{REPOSITORY['branch']}" in expected
+def test_every_notebook_starts_with_the_cell_the_learner_notebook_replaces():
+    # La fuente lleva una celda de Colab oculta («google.colab», remove-cell); el
+    # cuaderno del alumno la cambia por la que instala resnorm del repositorio y el
+    # commit de la publicación (book/_ext/cuadernos.py: celda_de_instalacion), así que
+    # una copia del curso no tiene que tocar los notebooks.
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
         code = [c for c in nb.cells if c.cell_type == "code"]
@@ -432,8 +424,47 @@ def test_every_notebook_starts_with_the_colab_install_cell():
             "primera celda de código de otro capítulo (con la etiqueta remove-cell)"
         )
         assert len(colab) == 1 and colab[0] is code[0], f"{path.name}: no es la primera"
-        assert colab[0].source.strip() == expected, f"{path.name}: otra celda de Colab"
         assert "remove-cell" in colab[0].metadata.get("tags", []), path.name
+
+
+def test_the_install_cell_pins_the_repository_and_commit_and_runs_anywhere():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from cuadernos import celda_de_instalacion, instalar_desde
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    cell = celda_de_instalacion("https://github.com/otra-org/su-copia", commit)
+    assert 'repositorio = "https://github.com/otra-org/su-copia"' in cell
+    assert f'version = "{commit}"' in cell
+    assert '%pip install --quiet "resnorm @ git+{repositorio}@{version}"' in cell
+    assert "@main" not in cell and "google.colab" not in cell
+    # Solo si falta resnorm (Colab, un hub): en Binder y «make lab» no hace nada.
+    assert 'if importlib.util.find_spec("resnorm") is None:' in cell
+    ast.parse(TransformerManager().transform_cell(cell))  # %pip dentro del if
+    assert max(map(len, cell.splitlines())) <= 88
+    source = nbformat.read(NOTEBOOKS[0], as_version=4)
+    instalar_desde(source, "https://github.com/otra-org/su-copia", commit)
+    first = next(c for c in source.cells if c.cell_type == "code")
+    assert first.source == cell
+
+
+@pytest.mark.build
+def test_each_learner_notebook_installs_resnorm_from_the_commit_it_was_built_from(
+        built_site):
+    from cuadernos import celda_de_instalacion
+
+    stamp = json.loads((BUILD_HTML.parent / "construccion.json").read_text())
+    commit = stamp["fuente"]
+    assert re.fullmatch(r"[0-9a-f]{40}", commit), stamp
+    subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}^{{commit}}"],
+                   check=True)
+    assert stamp["repositorio"] == REPOSITORY["url"]
+    assert sorted(stamp["cuadernos"]) == sorted(p.name for p in NOTEBOOKS)
+    expected = celda_de_instalacion(REPOSITORY["url"], commit)
+    for path in NOTEBOOKS:
+        nb = nbformat.read(LEARNER / path.name, as_version=4)
+        first = next(c for c in nb.cells if c.cell_type == "code")
+        assert first.source == expected, path.name
 
 
 def test_resnorm_wheel_would_carry_the_widget_javascript():
@@ -503,3 +534,32 @@ def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
     if LAUNCH.get("jupyterhub_url"):
         assert LAUNCH["jupyterhub_url"].rstrip("/").split("//")[1] in text
     assert "jupyterhub_url" in readme  # cómo se configura: cosa de quien mantiene
+
+
+# --- «make lab»: el trabajo de quien aprende -----------------------------------------
+
+
+def make_variable(name: str) -> str:
+    return subprocess.run(
+        ["make", "-s", "--no-print-directory", "--eval", f"_v:\n\t@echo $({name})",
+         "_v"], cwd=ROOT, check=True, text=True, capture_output=True).stdout.strip()
+
+
+def test_make_lab_keeps_the_learners_work_outside_build_ignored_and_never_cleaned():
+    lab_dir = make_variable("LAB_DIR")
+    assert lab_dir and not lab_dir.startswith(("_build", "/", ".")), lab_dir
+    assert Path(lab_dir).parts[0] != make_variable("HTML").split("/")[0]
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q",
+                              f"{lab_dir}/04_layernorm.ipynb"])
+    assert ignored.returncode == 0, f"git ve {lab_dir}/"
+    # Ninguna receta del Makefile borra la carpeta (ni «make clean»).
+    dry = subprocess.run(["make", "-n", "--no-print-directory", "clean"], cwd=ROOT,
+                         check=True, text=True, capture_output=True).stdout
+    assert lab_dir not in dry, dry
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    removals = [line for line in makefile.splitlines()
+                if re.match(r"\t.*\brm\b", line) and ("LAB_DIR" in line
+                                                       or lab_dir in line)]
+    assert not removals, removals
+    how_to = HOW_TO.read_text(encoding="utf-8")
+    assert f"`{lab_dir}/`" in how_to, "«Cómo usar» no dice dónde se guarda"
