@@ -82,6 +82,7 @@ $(LAB_VENV)/.deps: requirements-lab.txt
 lab-deps: $(LAB_VENV)/.deps
 
 # Los cuadernos del alumno en JupyterLab, en local (http://127.0.0.1:8888, con token),
+# en español (el paquete de idioma de requirements-lab.txt, elegido en overrides.json),
 # sin el aviso de noticias de Jupyter (en inglés, encima del cuaderno, y una petición a
 # la red) ni la búsqueda de versiones nuevas,
 # sobre una copia de trabajo ($(LAB_DIR)): se copian de $(HTML)/cuadernos solo los que
@@ -103,7 +104,9 @@ lab: book lab-deps
 	@$(MAKE) --no-print-directory lab-copy
 	@mkdir -p $(LAB_SETTINGS)
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification":' \
-	  '{"fetchNews": "false", "checkForUpdates": false}}' > $(LAB_SETTINGS)/overrides.json
+	  '{"fetchNews": "false", "checkForUpdates": false},' \
+	  '"@jupyterlab/translation-extension:plugin": {"locale": "es_ES"}}' \
+	  > $(LAB_SETTINGS)/overrides.json
 	$(LAB_ENV) $(LAB_VENV)/bin/jupyter-lab --ip=127.0.0.1 \
 	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=$(LAB_DIR) \
 	  --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \

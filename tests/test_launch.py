@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -372,37 +373,67 @@ def test_binder_pins_are_requirements_txt_with_the_cpu_torch_wheel():
     binder_reqs, binder_opts = read_requirements(BINDER / "requirements.txt")
     book, binder = pins_of(book_reqs), pins_of(binder_reqs)
 
-    # Una sola fuente: binder/requirements.txt incluye ../requirements.txt entero...
-    assert set(book_reqs) <= set(binder_reqs)
-    assert set(book_opts) <= set(binder_opts)
-    # ...y solo añade torch (rueda +cpu), el índice de PyTorch para CPU y nbgitpuller
-    # (el botón de Binder trae con él los cuadernos del alumno de su rama).
-    extra = [line for line in binder_reqs if line not in book_reqs]
-    assert sorted(Requirement(line).name for line in extra) == [
-        "nbgitpuller", "torch"], extra
-    added = set(binder_opts) - set(book_opts)
+    # Los pines de requirements.txt, copiados (sin «-e .»: resnorm va en postBuild)...
+    for name, specs in book.items():
+        if name != "torch":
+            assert binder.get(name) == specs, (
+                f"binder/requirements.txt: {name} {binder.get(name)} y no {specs} "
+                "(cópialo de requirements.txt)")
+    # ...y solo añade torch (rueda +cpu), nbgitpuller (el botón de Binder trae con él
+    # los cuadernos del alumno de su rama) y JupyterLab en español.
+    extra = sorted(set(binder) - set(book))
+    assert extra == ["jupyterlab-language-pack-es-es", "nbgitpuller"], extra
+    added = set(binder_opts) - set(book_opts) - {"-e ."}
     assert added == {f"--extra-index-url {PYTORCH_CPU_INDEX}"}, added
     assert not any(o.startswith(("--index-url", "-i ")) for o in binder_opts), (
         "--index-url reemplazaría PyPI: el de PyTorch va como --extra-index-url"
     )
-
     (book_torch,) = book["torch"]
     version = book_torch.removeprefix("==")
     assert book_torch == f"=={version}", book_torch
-    assert sorted(binder["torch"]) == sorted([book_torch, f"=={version}+cpu"])
-    # pip junta las dos líneas de torch: solo la rueda +cpu cumple las dos.
-    both = SpecifierSet(book_torch) & SpecifierSet(f"=={version}+cpu")
-    assert both.contains(f"{version}+cpu") and not both.contains(version)
+    assert binder["torch"] == [f"=={version}+cpu"]
+    assert SpecifierSet(book_torch).contains(f"{version}+cpu")  # la misma versión
     assert not [n for n in binder if n.startswith(("nvidia-", "cuda", "triton"))]
-    for name, specs in book.items():
-        assert set(specs) <= set(binder[name]), name
 
 
-def test_binder_installs_resnorm_from_the_repository_root():
-    _, options = read_requirements(BINDER / "requirements.txt")
-    # pip resuelve «-e .» respecto a la carpeta de trabajo; repo2docker ejecuta
-    # «pip install -r binder/requirements.txt» desde la raíz del repositorio.
-    assert "-e ." in options
+def is_local_pip_requirement(line: str) -> bool:
+    """La regla de repo2docker (repo2docker/utils.py, is_local_pip_requirement): una
+    línea así hace que instale requirements.txt después de copiar el repositorio."""
+    line = line.split("#", 1)[0].strip()
+    if not line or line.startswith("--pre"):
+        return False
+    if line.startswith(("-r", "-c", "--requirement", "--constraint")):
+        return True
+    if line.startswith("--") and "=" in line:
+        line = line.split("=", 1)[1]
+    if line.startswith("-"):
+        rest = line.split(None, 1)[1:]
+        if not rest:
+            return False
+        line = rest[0]
+    if "file://" in line:
+        return True
+    return (line.split("://", 1)[1] if "://" in line else line).startswith(".")
+
+
+def test_binder_installs_the_pins_before_copying_the_repository():
+    lines = (BINDER / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    local = [line for line in lines if is_local_pip_requirement(line)]
+    assert not local, (
+        f"binder/requirements.txt: {local}: repo2docker instalaría todo después de "
+        "copiar el repositorio, y cada push reconstruiría el entorno")
+    assert is_local_pip_requirement("-e .") and is_local_pip_requirement("-r ../r.txt")
+
+
+def test_binder_post_build_installs_resnorm_from_the_repository_root():
+    # repo2docker ejecuta postBuild desde la raíz del repositorio (WORKDIR ${REPO_DIR}),
+    # ya copiado, como el usuario del cuaderno.
+    post_build = BINDER / "postBuild"
+    assert os.access(post_build, os.X_OK), "binder/postBuild no es ejecutable"
+    script = post_build.read_text(encoding="utf-8")
+    assert script.startswith("#!/bin/bash\n") and "set -euo pipefail" in script
+    assert "python -m pip install --no-cache-dir --no-deps .\n" in script
+    assert '"locale": "es_ES"' in script
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^name = "resnorm"$', pyproject, re.M)
 

@@ -202,3 +202,20 @@ def test_make_publish_fills_gh_pages_and_the_notebooks_branch_once_and_serves_th
                 check=True, capture_output=True).stdout, path.name
         abrir(f"{url}/index.html")
         assert any("/_static/" in p for p in pedidos), "ninguna página pide _static"
+
+
+# --- El flujo de GitHub Actions ------------------------------------------------------
+
+WORKFLOW = ROOT / ".github" / "workflows" / "publicar.yml"
+
+
+def test_the_workflow_runs_the_readme_commands_and_make_publish_in_order():
+    flujo = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    (trabajo,) = flujo["jobs"].values()
+    ordenes = [paso["run"] for paso in trabajo["steps"] if "run" in paso]
+    assert [o for o in ordenes if o.startswith("make ")] == [
+        "make book", "make test", "make publish"]
+    assert flujo[True]["push"]["branches"] == [CONFIG["repository"]["branch"]]
+    assert flujo["permissions"] == {"contents": "write"}  # empuja las dos ramas
+    checkout = next(p for p in trabajo["steps"] if "checkout" in p.get("uses", ""))
+    assert checkout["with"]["fetch-depth"] == 0
