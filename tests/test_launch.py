@@ -425,6 +425,29 @@ def test_binder_installs_the_pins_before_copying_the_repository():
     assert is_local_pip_requirement("-e .") and is_local_pip_requirement("-r ../r.txt")
 
 
+def test_repo2docker_installs_the_pins_before_copying_the_repository():
+    # El Dockerfile que haría Binder (repo2docker --no-build, sin Docker): la capa de
+    # los pines va antes de la que copia el repositorio, así que un push que no toca
+    # binder/requirements.txt la reutiliza; resnorm, en postBuild, después.
+    repo2docker = Path(sys.executable).with_name("repo2docker")
+    done = subprocess.run(
+        [str(repo2docker), "--no-build", "--user-id", "1000", "--user-name", "jovyan",
+         str(ROOT)], text=True, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+
+    def where(pattern: str) -> int:
+        found = [i for i, line in enumerate(lines) if re.search(pattern, line)]
+        assert len(found) == 1, (pattern, found)
+        return found[0]
+
+    copy_pins = where(r"^COPY .* src/binder/requirements\.txt ")
+    pins = where(r'^RUN \S+/pip install --no-cache-dir -r "binder/requirements\.txt"$')
+    copy_repo = where(r"^COPY --chown=\S+ src/ \$\{REPO_DIR\}/$")
+    post_build = where(r"^RUN \./binder/postBuild$")
+    assert copy_pins < pins < copy_repo < post_build, done.stdout
+
+
 def test_binder_post_build_installs_resnorm_from_the_repository_root():
     # repo2docker ejecuta postBuild desde la raíz del repositorio (WORKDIR ${REPO_DIR}),
     # ya copiado, como el usuario del cuaderno.
