@@ -100,13 +100,16 @@ lab-copy:
 	done
 
 LAB_SETTINGS := $(LAB_VENV)/share/jupyter/lab/settings
-lab: book lab-deps
-	@$(MAKE) --no-print-directory lab-copy
+.PHONY: lab-settings
+lab-settings:
 	@mkdir -p $(LAB_SETTINGS)
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification":' \
 	  '{"fetchNews": "false", "checkForUpdates": false},' \
 	  '"@jupyterlab/translation-extension:plugin": {"locale": "es_ES"}}' \
 	  > $(LAB_SETTINGS)/overrides.json
+
+lab: book lab-deps
+	@$(MAKE) --no-print-directory lab-copy lab-settings
 	$(LAB_ENV) $(LAB_VENV)/bin/jupyter-lab --ip=127.0.0.1 \
 	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=$(LAB_DIR) \
 	  --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \

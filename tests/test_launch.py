@@ -617,3 +617,54 @@ def test_make_lab_keeps_the_learners_work_outside_build_ignored_and_never_cleane
     assert not removals, removals
     how_to = HOW_TO.read_text(encoding="utf-8")
     assert f"`{lab_dir}/`" in how_to, "«Cómo usar» no dice dónde se guarda"
+
+
+# --- JupyterLab en español («make lab»; Binder lo hace en binder/postBuild) ---------
+
+
+# Como tests/test_jupyterlab.py: necesita .venv-lab (lab-deps), que «make test» instala
+# a la vez que la primera tanda; con estas marcas va en la última.
+@pytest.mark.browser
+@pytest.mark.slow
+def test_make_lab_opens_jupyterlab_in_spanish(tmp_path):
+    import secrets
+    import socket
+    import time
+
+    lab_venv = ROOT / os.environ.get("LAB_VENV", ".venv-lab")
+    subprocess.run(["make", "-s", "--no-print-directory", "lab-settings"], cwd=ROOT,
+                   check=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    server = subprocess.Popen(
+        [str(lab_venv / "bin" / "jupyter-lab"), "--no-browser", "--ip=127.0.0.1",
+         f"--port={port}", f"--ServerApp.token={token}", "--LabApp.news_url=None",
+         f"--ServerApp.root_dir={tmp_path}", "--allow-root"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/lab/api"
+
+    def get(path: str):
+        with urllib.request.urlopen(f"{base}/{path}?token={token}", timeout=10) as r:
+            return json.loads(r.read())
+
+    try:
+        for _ in range(120):
+            try:
+                get("translations/")
+                break
+            except OSError:
+                time.sleep(0.5)
+        languages = get("translations/")["data"]
+        assert "es_ES" in languages, languages
+        plugin = get("settings/@jupyterlab/translation-extension:plugin")
+        assert plugin["schema"]["properties"]["locale"]["default"] == "es_ES"
+        strings = get("translations/es_ES")["data"]["jupyterlab"]
+        assert strings["Run"] == ["Ejecutar"] and strings["Help"] == ["Ayuda"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
