@@ -102,9 +102,12 @@ def comprobar(raiz: Path) -> dict:
     if pruebas is None:
         raise Rechazo(f"No consta ninguna ejecución de «make test» ({PRUEBAS}): "
                       "ejecútalo antes de publicar.")
-    if pruebas.get("commit") != head or not pruebas.get("limpio"):
+    if pruebas.get("commit") != head:
         raise Rechazo(f"Las pruebas que constan son de {corto(pruebas.get('commit'))}"
                       f", no de HEAD ({corto(head)}): ejecuta «make test».")
+    if not pruebas.get("limpio"):
+        raise Rechazo("Las pruebas de HEAD que constan se ejecutaron con cambios sin "
+                      "commit: ejecuta «make test» otra vez.")
     if pruebas.get("codigo") != 0:
         raise Rechazo(f"«make test» falló en {corto(head)} (código "
                       f"{pruebas.get('codigo')}): no se publica un libro que no pasa "
@@ -129,7 +132,8 @@ def arbol(raiz: Path, archivos: dict[str, Path], vacios=()) -> str:
     vacio = git(raiz, "hash-object", "-w", "--stdin", entrada="")
     lineas = [f"{'100755' if os.access(archivos[r], os.X_OK) else '100644'} {b}\t{r}"
               for r, b in zip(rutas, blobs)]
-    lineas += [f"100644 {vacio}\t{nombre}" for nombre in vacios]
+    lineas += [f"100644 {vacio}\t{nombre}" for nombre in vacios
+               if nombre not in archivos]
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git(raiz, "update-index", "--add", "--index-info",
