@@ -87,13 +87,16 @@ $(LAB_VENV)/.deps: requirements-lab.txt
 lab-deps: $(LAB_VENV)/.deps
 
 # Los cuadernos del alumno en JupyterLab, en local (http://127.0.0.1:8888, con token),
+# en español (el paquete de idioma de requirements-lab.txt, elegido en overrides.json),
 # sin el aviso de noticias de Jupyter (en inglés, encima del cuaderno, y una petición a
 # la red) ni la búsqueda de versiones nuevas,
 # sobre una copia de trabajo ($(LAB_DIR)): se copian de $(HTML)/cuadernos solo los que
 # faltan, así que lo que escribe quien aprende no toca las fuentes (notebooks/) ni lo
 # pisa la construcción siguiente. Para recibir la versión nueva de un capítulo, se
-# borra su copia de $(LAB_DIR).
-LAB_DIR := _build/lab
+# borra (o se cambia de nombre) su copia de $(LAB_DIR). Es el trabajo de quien aprende:
+# vive fuera de _build/, git no la ve (.gitignore) y ninguna orden la borra (tampoco
+# «make clean»).
+LAB_DIR := mi-trabajo
 .PHONY: lab-copy
 lab-copy:
 	@mkdir -p $(LAB_DIR)
@@ -102,11 +105,16 @@ lab-copy:
 	done
 
 LAB_SETTINGS := $(LAB_VENV)/share/jupyter/lab/settings
-lab: book lab-deps
-	@$(MAKE) --no-print-directory lab-copy
+.PHONY: lab-settings
+lab-settings:
 	@mkdir -p $(LAB_SETTINGS)
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification":' \
-	  '{"fetchNews": "false", "checkForUpdates": false}}' > $(LAB_SETTINGS)/overrides.json
+	  '{"fetchNews": "false", "checkForUpdates": false},' \
+	  '"@jupyterlab/translation-extension:plugin": {"locale": "es_ES"}}' \
+	  > $(LAB_SETTINGS)/overrides.json
+
+lab: book lab-deps
+	@$(MAKE) --no-print-directory lab-copy lab-settings
 	$(LAB_ENV) $(LAB_VENV)/bin/jupyter-lab --ip=127.0.0.1 \
 	  --KernelSpecManager.ensure_native_kernel=False --ServerApp.root_dir=$(LAB_DIR) \
 	  --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
@@ -316,6 +324,7 @@ test: test-setup
 	cat $(UNIT_LOG); \
 	[ -e $(UNIT_LOG).estado ] || echo "Las pruebas sin libro no terminaron: se pararon."; \
 	[ "$$(cat $(UNIT_LOG).estado 2>/dev/null)" = 0 ] || status=1; \
+	python3 tools/publish.py --sellar-pruebas $$status; \
 	exit $$status
 
 # La parte de las pruebas que depende del redondeo de la CPU (marca «floats»,
@@ -433,6 +442,15 @@ pdf-step: execute
 	$(PY) tools/pdf.py
 	@$(MAKE) --no-print-directory book-step
 
+# Publica el sitio en la rama gh-pages y los cuadernos del alumno en la rama de los
+# cuadernos de REMOTE (tools/publish.py): solo un árbol sin cambios, cuya construcción
+# y cuyas pruebas («make test», que lo anota al terminar) son de HEAD. No construye
+# ni prueba: lo comprueba, y se niega si algo no es de HEAD.
+REMOTE ?= origin
+.PHONY: publish
+publish:
+	python3 tools/publish.py --remoto $(REMOTE)
+
 serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory $(HTML)
 
@@ -443,5 +461,6 @@ serve:
 bench: deps vendor test-deps
 	$(PY) -m bench
 
+# Lo que se reconstruye; nunca $(LAB_DIR), el trabajo de quien aprende.
 clean:
 	rm -rf _build _assets/vendor

@@ -82,7 +82,8 @@ exclude_patterns = [
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "substitution",
                           "deflist"]
 myst_url_schemes = ["mailto", "http", "https"]
-myst_substitutions = PUBLICACION["enlaces"]
+# Con el repositorio (_config.yml): «Cómo usar» lo enlaza ({{ repositorio_url }}).
+myst_substitutions = {**PUBLICACION["enlaces"], "repositorio_url": REPOSITORIO["url"]}
 
 # -- Ejecución de los notebooks (myst-nb + jupyter-cache) -----------------------------
 
@@ -246,6 +247,10 @@ pygments_style = "sphinx"
 
 # La rama de los cuadernos del alumno (book/_ext/cuadernos.py; _config.yml).
 cuadernos_rama = PUBLICACION["cuadernos_rama"]
+# La dirección del sitio publicado (_config.yml, html.baseurl): los enlaces de los
+# cuadernos del alumno son absolutos (book/_ext/cuadernos.py), y cada página lleva su
+# <link rel="canonical">.
+html_baseurl = PUBLICACION.get("html", {}).get("baseurl", "")
 
 html_theme_options = {
     # Interfaz en español (el resto de textos del tema: book/_ext/locale/es/*.po).

@@ -470,7 +470,10 @@ def test_conf_reads_the_publishing_settings_from_config_yml():
     assert options["launch_buttons"] == publishing["launch_buttons"]
     assert conf["nb_execution_cache_path"] == publishing["execute"]["cache"]
     assert conf["nb_execution_mode"] == publishing["execute"]["execute_notebooks"]
-    assert conf["myst_substitutions"] == publishing["enlaces"]
+    # «Cómo usar» enlaza el repositorio: {{ repositorio_url }}, de repository.url.
+    assert conf["myst_substitutions"] == {
+        **publishing["enlaces"], "repositorio_url": publishing["repository"]["url"]}
+    assert conf["html_baseurl"] == publishing["html"]["baseurl"]
     # Lo de Sphinx (extensiones, tema) no está en _config.yml: un solo sitio.
     assert "sphinx" not in publishing and "extensions" not in publishing
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import base64
 import re
+from types import SimpleNamespace
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import nbformat
 import pytest
+import yaml
 from bs4 import BeautifulSoup
 from docutils import nodes
+from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
@@ -406,7 +409,7 @@ def test_no_solution_in_the_open_and_every_exercise_keeps_its_stub(path, built_s
     stubs = [c for c in nb.cells if "ejercicio" in c.metadata.get("tags", [])]
     assert all("raise NotImplementedError" in c.source for c in stubs)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert "google.colab" in code[0].source, "la primera celda ya no instala resnorm"
+    assert "%pip install" in code[0].source, "la primera celda ya no instala resnorm"
 
 
 def page_numbers(path) -> list[str]:
@@ -586,3 +589,91 @@ def test_sections_carry_the_numbers_of_the_page(path, built_site):
                 if re.match(r"#{2,} ", line)]
     # (El apéndice no numera sus secciones: ni la página ni el cuaderno.)
     assert [h.split(" ", 1)[0] for h in headings if h[0].isdigit()] == numbers
+
+
+# --- Los enlaces del cuaderno llevan al sitio publicado -------------------------------
+
+#: La dirección del sitio publicado (_config.yml, html.baseurl; conf.py html_baseurl).
+BASEURL = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))[
+    "html"]["baseurl"]
+
+
+def test_a_link_is_absolute_from_the_published_site_address():
+    c = conversor()
+    c.app = SimpleNamespace(config=SimpleNamespace(
+        html_baseurl="https://org.github.io/curso/"))
+    enlace = Conversor.enlace  # la de verdad, no la de Falso
+    assert enlace(c, "../notebooks/04.html#fig-a") == (
+        "https://org.github.io/curso/notebooks/04.html#fig-a")
+    assert enlace(c, "https://doi.org/10.1") == "https://doi.org/10.1"
+    c.app.config.html_baseurl = ""
+    assert enlace(c, "../book/referencias.html#id3") == "../book/referencias.html#id3"
+
+
+def test_a_substitution_expression_is_rendered_as_myst_renders_it():
+    md = conversor().markdown(
+        "Fin.\n\n{{ '**[Continúa en el Paso 8 →]({})**'.format(paso8_url) }}")
+    assert md == "Fin.\n\n**[Continúa en el Paso 8 →](https://ejemplo.org/paso-8)**"
+
+
+def enlaces_de(nb) -> list[str]:
+    """Los destinos de los enlaces e imágenes de la prosa, como los dibuja Jupyter
+    (Markdown de CommonMark, con el HTML de los ``<details>``)."""
+    md = MarkdownIt("commonmark")
+    destinos = []
+    for celda in nb.cells:
+        if celda.cell_type == "markdown":
+            soup = BeautifulSoup(md.render(celda.source), "html.parser")
+            destinos += [a["href"] for a in soup.select("a[href]")]
+            destinos += [i["src"] for i in soup.select("img[src]")]
+    return [d for d in destinos if not d.startswith(("attachment:", "data:"))]
+
+
+_IDS: dict[str, set[str]] = {}
+
+
+def ids_de(pagina: str) -> set[str]:
+    """Los ``id`` de una página construida (las anclas a las que se puede enlazar)."""
+    if pagina not in _IDS:
+        _IDS[pagina] = {t["id"] for t in built_soup(pagina).select("[id]")}
+    return _IDS[pagina]
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_link_of_a_learner_notebook_reaches_its_target_on_the_site(
+        path, built_site):
+    assert BASEURL.startswith("https://") and BASEURL.endswith("/"), BASEURL
+    relativos, rotos = [], []
+    for destino in enlaces_de(cuaderno_de(path)):
+        if not urlsplit(destino).scheme:
+            relativos.append(destino)  # en Colab, Binder o una descarga, a ningún sitio
+            continue
+        if not destino.startswith(BASEURL):
+            continue  # fuera del libro (el Paso 8, un DOI): sin red en las pruebas
+        pagina, _, ancla = destino.removeprefix(BASEURL).partition("#")
+        if not (BUILD_HTML / pagina).is_file():
+            rotos.append(destino)
+        elif ancla and ancla not in ids_de(pagina):
+            rotos.append(destino)
+    assert not relativos, f"{path.name}: enlaces relativos: {relativos[:5]}"
+    assert not rotos, f"{path.name}: sin destino en el sitio: {rotos[:5]}"
+
+
+@pytest.mark.build
+def test_learner_notebooks_link_the_site_for_references_citations_and_figures(
+        built_site):
+    destinos = [d for p in NOTEBOOKS for d in enlaces_de(cuaderno_de(p))]
+    al_sitio = [d for d in destinos if d.startswith(BASEURL)]
+    assert any("/book/referencias.html#" in d for d in al_sitio), "ninguna cita"
+    assert any("/notebooks/" in d and "#fig-" in d for d in al_sitio), "ninguna figura"
+
+
+@pytest.mark.build
+def test_chapter_11_continues_to_step_8_with_a_link_not_python(built_site):
+    nb = cuaderno_de(next(p for p in NOTEBOOKS if p.stem.startswith("11_")))
+    prosa = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    paso8 = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))[
+        "enlaces"]["paso8_url"]
+    assert f"[Continúa en el Paso 8: apilar bloques →]({paso8})" in prosa
+    assert ".format(" not in prosa and "{{" not in prosa

@@ -14,7 +14,10 @@ es la que repo2docker lee y coincide con ``requirements.txt``, y que la descarga
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -370,37 +373,90 @@ def test_binder_pins_are_requirements_txt_with_the_cpu_torch_wheel():
     binder_reqs, binder_opts = read_requirements(BINDER / "requirements.txt")
     book, binder = pins_of(book_reqs), pins_of(binder_reqs)
 
-    # Una sola fuente: binder/requirements.txt incluye ../requirements.txt entero...
-    assert set(book_reqs) <= set(binder_reqs)
-    assert set(book_opts) <= set(binder_opts)
-    # ...y solo añade torch (rueda +cpu), el índice de PyTorch para CPU y nbgitpuller
-    # (el botón de Binder trae con él los cuadernos del alumno de su rama).
-    extra = [line for line in binder_reqs if line not in book_reqs]
-    assert sorted(Requirement(line).name for line in extra) == [
-        "nbgitpuller", "torch"], extra
-    added = set(binder_opts) - set(book_opts)
+    # Los pines de requirements.txt, copiados (sin «-e .»: resnorm va en postBuild)...
+    for name, specs in book.items():
+        if name != "torch":
+            assert binder.get(name) == specs, (
+                f"binder/requirements.txt: {name} {binder.get(name)} y no {specs} "
+                "(cópialo de requirements.txt)")
+    # ...y solo añade torch (rueda +cpu), nbgitpuller (el botón de Binder trae con él
+    # los cuadernos del alumno de su rama) y JupyterLab en español.
+    extra = sorted(set(binder) - set(book))
+    assert extra == ["jupyterlab-language-pack-es-es", "nbgitpuller"], extra
+    added = set(binder_opts) - set(book_opts) - {"-e ."}
     assert added == {f"--extra-index-url {PYTORCH_CPU_INDEX}"}, added
     assert not any(o.startswith(("--index-url", "-i ")) for o in binder_opts), (
         "--index-url reemplazaría PyPI: el de PyTorch va como --extra-index-url"
     )
-
     (book_torch,) = book["torch"]
     version = book_torch.removeprefix("==")
     assert book_torch == f"=={version}", book_torch
-    assert sorted(binder["torch"]) == sorted([book_torch, f"=={version}+cpu"])
-    # pip junta las dos líneas de torch: solo la rueda +cpu cumple las dos.
-    both = SpecifierSet(book_torch) & SpecifierSet(f"=={version}+cpu")
-    assert both.contains(f"{version}+cpu") and not both.contains(version)
+    assert binder["torch"] == [f"=={version}+cpu"]
+    assert SpecifierSet(book_torch).contains(f"{version}+cpu")  # la misma versión
     assert not [n for n in binder if n.startswith(("nvidia-", "cuda", "triton"))]
-    for name, specs in book.items():
-        assert set(specs) <= set(binder[name]), name
 
 
-def test_binder_installs_resnorm_from_the_repository_root():
-    _, options = read_requirements(BINDER / "requirements.txt")
-    # pip resuelve «-e .» respecto a la carpeta de trabajo; repo2docker ejecuta
-    # «pip install -r binder/requirements.txt» desde la raíz del repositorio.
-    assert "-e ." in options
+def is_local_pip_requirement(line: str) -> bool:
+    """La regla de repo2docker (repo2docker/utils.py, is_local_pip_requirement): una
+    línea así hace que instale requirements.txt después de copiar el repositorio."""
+    line = line.split("#", 1)[0].strip()
+    if not line or line.startswith("--pre"):
+        return False
+    if line.startswith(("-r", "-c", "--requirement", "--constraint")):
+        return True
+    if line.startswith("--") and "=" in line:
+        line = line.split("=", 1)[1]
+    if line.startswith("-"):
+        rest = line.split(None, 1)[1:]
+        if not rest:
+            return False
+        line = rest[0]
+    if "file://" in line:
+        return True
+    return (line.split("://", 1)[1] if "://" in line else line).startswith(".")
+
+
+def test_binder_installs_the_pins_before_copying_the_repository():
+    lines = (BINDER / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    local = [line for line in lines if is_local_pip_requirement(line)]
+    assert not local, (
+        f"binder/requirements.txt: {local}: repo2docker instalaría todo después de "
+        "copiar el repositorio, y cada push reconstruiría el entorno")
+    assert is_local_pip_requirement("-e .") and is_local_pip_requirement("-r ../r.txt")
+
+
+def test_repo2docker_installs_the_pins_before_copying_the_repository():
+    # El Dockerfile que haría Binder (repo2docker --no-build, sin Docker): la capa de
+    # los pines va antes de la que copia el repositorio, así que un push que no toca
+    # binder/requirements.txt la reutiliza; resnorm, en postBuild, después.
+    repo2docker = Path(sys.executable).with_name("repo2docker")
+    done = subprocess.run(
+        [str(repo2docker), "--no-build", "--user-id", "1000", "--user-name", "jovyan",
+         str(ROOT)], text=True, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+
+    def where(pattern: str) -> int:
+        found = [i for i, line in enumerate(lines) if re.search(pattern, line)]
+        assert len(found) == 1, (pattern, found)
+        return found[0]
+
+    copy_pins = where(r"^COPY .* src/binder/requirements\.txt ")
+    pins = where(r'^RUN \S+/pip install --no-cache-dir -r "binder/requirements\.txt"$')
+    copy_repo = where(r"^COPY --chown=\S+ src/ \$\{REPO_DIR\}/$")
+    post_build = where(r"^RUN \./binder/postBuild$")
+    assert copy_pins < pins < copy_repo < post_build, done.stdout
+
+
+def test_binder_post_build_installs_resnorm_from_the_repository_root():
+    # repo2docker ejecuta postBuild desde la raíz del repositorio (WORKDIR ${REPO_DIR}),
+    # ya copiado, como el usuario del cuaderno.
+    post_build = BINDER / "postBuild"
+    assert os.access(post_build, os.X_OK), "binder/postBuild no es ejecutable"
+    script = post_build.read_text(encoding="utf-8")
+    assert script.startswith("#!/bin/bash\n") and "set -euo pipefail" in script
+    assert "python -m pip install --no-cache-dir --no-deps .\n" in script
+    assert '"locale": "es_ES"' in script
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^name = "resnorm"$', pyproject, re.M)
 
@@ -408,21 +464,11 @@ def test_binder_installs_resnorm_from_the_repository_root():
 # --- Colab ---------------------------------------------------------------------------
 
 
-def colab_install_cell() -> str:
-    """La celda que instala resnorm en Colab (y no hace nada fuera de Colab)."""
-    url = REPOSITORY["url"]
-    return (
-        "# Solo en Colab: instala resnorm, el paquete del curso, desde GitHub.\n"
-        "import sys\n"
-        "\n"
-        'if "google.colab" in sys.modules:\n'
-        f'    %pip install --quiet "resnorm @ git+{url}@{REPOSITORY["branch"]}"'
-    )
-
-
-def test_every_notebook_starts_with_the_colab_install_cell():
-    expected = colab_install_cell()
-    assert f"git+{REPOSITORY['url']}@{REPOSITORY['branch']}" in expected
+def test_every_notebook_starts_with_the_cell_the_learner_notebook_replaces():
+    # La fuente lleva una celda de Colab oculta («google.colab», remove-cell); el
+    # cuaderno del alumno la cambia por la que instala resnorm del repositorio y el
+    # commit de la publicación (book/_ext/cuadernos.py: celda_de_instalacion), así que
+    # una copia del curso no tiene que tocar los notebooks.
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
         code = [c for c in nb.cells if c.cell_type == "code"]
@@ -432,8 +478,47 @@ def test_every_notebook_starts_with_the_colab_install_cell():
             "primera celda de código de otro capítulo (con la etiqueta remove-cell)"
         )
         assert len(colab) == 1 and colab[0] is code[0], f"{path.name}: no es la primera"
-        assert colab[0].source.strip() == expected, f"{path.name}: otra celda de Colab"
         assert "remove-cell" in colab[0].metadata.get("tags", []), path.name
+
+
+def test_the_install_cell_pins_the_repository_and_commit_and_runs_anywhere():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from cuadernos import celda_de_instalacion, instalar_desde
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    cell = celda_de_instalacion("https://github.com/otra-org/su-copia", commit)
+    assert 'repositorio = "https://github.com/otra-org/su-copia"' in cell
+    assert f'version = "{commit}"' in cell
+    assert '%pip install --quiet "resnorm @ git+{repositorio}@{version}"' in cell
+    assert "@main" not in cell and "google.colab" not in cell
+    # Solo si falta resnorm (Colab, un hub): en Binder y «make lab» no hace nada.
+    assert 'if importlib.util.find_spec("resnorm") is None:' in cell
+    ast.parse(TransformerManager().transform_cell(cell))  # %pip dentro del if
+    assert max(map(len, cell.splitlines())) <= 88
+    source = nbformat.read(NOTEBOOKS[0], as_version=4)
+    instalar_desde(source, "https://github.com/otra-org/su-copia", commit)
+    first = next(c for c in source.cells if c.cell_type == "code")
+    assert first.source == cell
+
+
+@pytest.mark.build
+def test_each_learner_notebook_installs_resnorm_from_the_commit_it_was_built_from(
+        built_site):
+    from cuadernos import celda_de_instalacion
+
+    stamp = json.loads((BUILD_HTML.parent / "construccion.json").read_text())
+    commit = stamp["fuente"]
+    assert re.fullmatch(r"[0-9a-f]{40}", commit), stamp
+    subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}^{{commit}}"],
+                   check=True)
+    assert stamp["repositorio"] == REPOSITORY["url"]
+    assert sorted(stamp["cuadernos"]) == sorted(p.name for p in NOTEBOOKS)
+    expected = celda_de_instalacion(REPOSITORY["url"], commit)
+    for path in NOTEBOOKS:
+        nb = nbformat.read(LEARNER / path.name, as_version=4)
+        first = next(c for c in nb.cells if c.cell_type == "code")
+        assert first.source == expected, path.name
 
 
 def test_resnorm_wheel_would_carry_the_widget_javascript():
@@ -503,3 +588,83 @@ def test_how_to_page_explains_each_way_in_and_the_readme_commands(built_site):
     if LAUNCH.get("jupyterhub_url"):
         assert LAUNCH["jupyterhub_url"].rstrip("/").split("//")[1] in text
     assert "jupyterhub_url" in readme  # cómo se configura: cosa de quien mantiene
+
+
+# --- «make lab»: el trabajo de quien aprende -----------------------------------------
+
+
+def make_variable(name: str) -> str:
+    return subprocess.run(
+        ["make", "-s", "--no-print-directory", "--eval", f"_v:\n\t@echo $({name})",
+         "_v"], cwd=ROOT, check=True, text=True, capture_output=True).stdout.strip()
+
+
+def test_make_lab_keeps_the_learners_work_outside_build_ignored_and_never_cleaned():
+    lab_dir = make_variable("LAB_DIR")
+    assert lab_dir and not lab_dir.startswith(("_build", "/", ".")), lab_dir
+    assert Path(lab_dir).parts[0] != make_variable("HTML").split("/")[0]
+    ignored = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q",
+                              f"{lab_dir}/04_layernorm.ipynb"])
+    assert ignored.returncode == 0, f"git ve {lab_dir}/"
+    # Ninguna receta del Makefile borra la carpeta (ni «make clean»).
+    dry = subprocess.run(["make", "-n", "--no-print-directory", "clean"], cwd=ROOT,
+                         check=True, text=True, capture_output=True).stdout
+    assert lab_dir not in dry, dry
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    removals = [line for line in makefile.splitlines()
+                if re.match(r"\t.*\brm\b", line) and ("LAB_DIR" in line
+                                                       or lab_dir in line)]
+    assert not removals, removals
+    how_to = HOW_TO.read_text(encoding="utf-8")
+    assert f"`{lab_dir}/`" in how_to, "«Cómo usar» no dice dónde se guarda"
+
+
+# --- JupyterLab en español («make lab»; Binder lo hace en binder/postBuild) ---------
+
+
+# Como tests/test_jupyterlab.py: necesita .venv-lab (lab-deps), que «make test» instala
+# a la vez que la primera tanda; con estas marcas va en la última.
+@pytest.mark.browser
+@pytest.mark.slow
+def test_make_lab_opens_jupyterlab_in_spanish(tmp_path):
+    import secrets
+    import socket
+    import time
+
+    lab_venv = ROOT / os.environ.get("LAB_VENV", ".venv-lab")
+    subprocess.run(["make", "-s", "--no-print-directory", "lab-settings"], cwd=ROOT,
+                   check=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    server = subprocess.Popen(
+        [str(lab_venv / "bin" / "jupyter-lab"), "--no-browser", "--ip=127.0.0.1",
+         f"--port={port}", f"--ServerApp.token={token}", "--LabApp.news_url=None",
+         f"--ServerApp.root_dir={tmp_path}", "--allow-root"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/lab/api"
+
+    def get(path: str):
+        with urllib.request.urlopen(f"{base}/{path}?token={token}", timeout=10) as r:
+            return json.loads(r.read())
+
+    try:
+        for _ in range(120):
+            try:
+                get("translations/")
+                break
+            except OSError:
+                time.sleep(0.5)
+        languages = get("translations/")["data"]
+        assert "es_ES" in languages, languages
+        plugin = get("settings/@jupyterlab/translation-extension:plugin")
+        assert plugin["schema"]["properties"]["locale"]["default"] == "es_ES"
+        strings = get("translations/es_ES")["data"]["jupyterlab"]
+        assert strings["Run"] == ["Ejecutar"] and strings["Help"] == ["Ayuda"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -15,10 +15,13 @@ import base64
 import copy
 import html
 import mimetypes
+import json
 import re
+import subprocess
 from pathlib import Path
 from urllib.parse import quote, urlencode, urljoin, urlsplit
 
+import jinja2
 import nbformat
 from docutils import nodes
 from IPython.core.inputtransformer2 import TransformerManager  # las %magias
@@ -139,11 +142,25 @@ class Conversor:
                 texto = re.sub(patron + r"\1",
                                lambda _: self.rol(nombre, hijo.content), texto)
             elif hijo.type.startswith("substitution"):
-                nombre = hijo.content.strip()
-                valor = str(self.sustituciones.get(nombre, nombre))
-                texto = re.sub(r"\{\{\s*" + re.escape(nombre) + r"\s*\}\}",
+                expresion = hijo.content.strip()
+                valor = self.sustitucion(expresion)
+                texto = re.sub(r"\{\{\s*" + re.escape(expresion) + r"\s*\}\}",
                                lambda _: valor, texto)
         return texto
+
+    def sustitucion(self, expresion: str) -> str:
+        """``{{ expresion }}`` como lo escribe myst-parser: un nombre de
+        ``myst_substitutions`` o una expresión de Jinja2 con ellos
+        (``'[…]({})'.format(paso8_url)``); su Markdown queda tal cual."""
+        if expresion in self.sustituciones:
+            return str(self.sustituciones[expresion])
+        try:
+            entorno = jinja2.Environment(undefined=jinja2.StrictUndefined)
+            return entorno.from_string(f"{{{{{expresion}}}}}").render(
+                self.sustituciones)
+        except jinja2.TemplateError as error:
+            logger.warning("cuadernos: sustitución %r: %s", expresion, error)
+            return expresion
 
     def rol(self, nombre: str, contenido: str) -> str:
         """Lo que escribe la página en lugar de ``{nombre}`contenido```."""
@@ -398,6 +415,53 @@ def comentario_de_apoyo(usados) -> str:
     return linea
 
 
+# --- De qué commit sale la construcción (tools/publish.py lo comprueba) ---------------
+
+#: Al lado de la salida HTML (_build/construccion.json): no se publica.
+SELLO = "construccion.json"
+
+
+def fuente_de(raiz: Path) -> tuple[str | None, bool]:
+    """(commit de HEAD, si el árbol de trabajo está limpio); sin git (una copia del
+    libro fuera del repositorio), (None, False)."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(raiz), *args], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    try:
+        return git("rev-parse", "HEAD"), not git("status", "--porcelain")
+    except (OSError, subprocess.CalledProcessError):
+        return None, False
+
+
+def celda_de_instalacion(repositorio: str, ref: str) -> str:
+    """La primera celda del cuaderno del alumno: instala resnorm donde falta (Colab,
+    un hub, un Jupyter cualquiera) desde el mismo commit que el cuaderno."""
+    return (
+        "# Si falta resnorm, el paquete del curso (en Colab, en un hub…), lo instala\n"
+        "# en la versión de este notebook. En Binder y con «make lab» ya está.\n"
+        "import importlib.util\n"
+        "\n"
+        'if importlib.util.find_spec("resnorm") is None:\n'
+        f'    repositorio = "{repositorio}"\n'
+        f'    version = "{ref}"\n'
+        '    %pip install --quiet "resnorm @ git+{repositorio}@{version}"'
+    )
+
+
+def instalar_desde(cuaderno, repositorio: str, ref: str) -> None:
+    """Cambia la celda de Colab de la fuente («google.colab») por la de instalación."""
+    for celda in cuaderno.cells:
+        if celda.cell_type == "code" and "google.colab" in celda.source:
+            celda.source = celda_de_instalacion(repositorio, ref)
+            return
+
+
+def borrar_sello(app) -> None:
+    """builder-inited: una construcción a medias no deja el sello de la anterior."""
+    if app.builder.name == "html":
+        (Path(app.outdir).parent / SELLO).unlink(missing_ok=True)
+
+
 def escribir_cuadernos(app, exception) -> None:
     """build-finished, solo con ``html``: en ``singlehtml`` fallan los números."""
     if exception is not None or app.builder.name != "html":
@@ -405,6 +469,11 @@ def escribir_cuadernos(app, exception) -> None:
     cache = get_cache(str(Path(app.srcdir) / app.config.nb_execution_cache_path))
     carpeta = Path(app.outdir) / CARPETA
     carpeta.mkdir(exist_ok=True)
+    commit, limpio = fuente_de(Path(app.srcdir))
+    opciones = app.config.html_theme_options
+    repositorio = opciones.get("repository_url", "")
+    ref = commit or opciones.get("repository_branch", "main")
+    escritos = []
     for docname in sorted(app.env.found_docs):
         if (fuente := Path(app.env.doc2path(docname))).suffix != ".ipynb":
             continue
@@ -414,8 +483,14 @@ def escribir_cuadernos(app, exception) -> None:
             logger.warning("cuadernos: %s no está en %s", fuente.name, cache.path)
             continue
         cuaderno = Conversor(app, docname).cuaderno(ejecutado)
+        if repositorio:
+            instalar_desde(cuaderno, repositorio, ref)
         nbformat.validate(cuaderno)
         nbformat.write(cuaderno, carpeta / fuente.name)
+        escritos.append(fuente.name)
+    sello = {"fuente": commit, "limpio": limpio, "repositorio": repositorio,
+             "rama_cuadernos": app.config.cuadernos_rama, "cuadernos": escritos}
+    (Path(app.outdir).parent / SELLO).write_text(json.dumps(sello, indent=1) + "\n")
 
 
 def urls_de_lanzamiento(nombre: str, repositorio: str, rama: str, rama_entorno: str,
@@ -455,6 +530,7 @@ def _botones(app, pagename, templatename, context, doctree) -> None:
 
 def setup(app):
     app.add_config_value("cuadernos_rama", "cuadernos", "html")
+    app.connect("builder-inited", borrar_sello)
     app.connect("build-finished", escribir_cuadernos)
     app.connect("html-page-context", _botones, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
