@@ -219,3 +219,22 @@ def test_the_workflow_runs_the_readme_commands_and_make_publish_in_order():
     assert flujo["permissions"] == {"contents": "write"}  # empuja las dos ramas
     checkout = next(p for p in trabajo["steps"] if "checkout" in p.get("uses", ""))
     assert checkout["with"]["fetch-depth"] == 0
+
+
+def test_the_workflow_passes_actionlint():
+    actionlint = Path(sys.executable).with_name("actionlint")
+    assert actionlint.exists() or shutil.which("actionlint"), (
+        "falta actionlint (requirements-test.txt): ejecuta «make test-deps»")
+    done = subprocess.run([str(actionlint), str(WORKFLOW)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, f"actionlint: {done.stdout}{done.stderr}"
+
+
+def test_actionlint_rejects_a_broken_workflow(tmp_path):
+    broken = tmp_path / "roto.yml"
+    broken.write_text(WORKFLOW.read_text(encoding="utf-8").replace(
+        "runs-on:", "runs-onn:"), encoding="utf-8")
+    actionlint = Path(sys.executable).with_name("actionlint")
+    done = subprocess.run([str(actionlint), str(broken)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode != 0 and "runs-on" in done.stdout
