@@ -16,8 +16,6 @@ from __future__ import annotations
 import ctypes
 
 MARGIN = 1.2
-#: resnorm.layer_norm (NumPy, dos pasadas) frente a F.layer_norm (un kernel).
-LAYER_NORM_VS_TORCH = 3.0
 
 
 def reuse_freed_memory() -> None:
@@ -67,8 +65,11 @@ def ratios(best: dict[str, dict]) -> list[dict]:
          ratio("naive_rms_norm", "copy_into"), MARGIN, None),
         ("LayerNorm ingenua / F.layer_norm (≈ 2×)",
          ratio("naive_layer_norm", "torch_layer_norm"), MARGIN, None),
-        ("resnorm.layer_norm / F.layer_norm",
-         ratio("resnorm_layer_norm", "torch_layer_norm"), None, LAYER_NORM_VS_TORCH),
+        # El apéndice dice la dirección (NumPy en dos pasadas es más lenta que el
+        # kernel de torch), no cuánto: el cociente (≈ 4–11×) depende de la CPU, y un
+        # techo fallaba siempre en unas máquinas y nunca en otras.
+        ("resnorm.layer_norm / F.layer_norm (≈ 4–11×)",
+         ratio("resnorm_layer_norm", "torch_layer_norm"), MARGIN, None),
         ("F.rms_norm / F.layer_norm", ratio("torch_rms_norm", "torch_layer_norm"),
          None, None),
     ]

@@ -72,6 +72,9 @@ def test_bench_cost_ratios_use_each_methods_best_run():
     copies = {k: dict(best[k], cpu_s=1.9) for k in ("copy_into", "copy_new")}
     slow_copy = bench_cost.ratios({**best, **copies})
     assert not next(r for r in slow_copy if "más rápida" in r["name"])["ok"]
+    # Cada presupuesto de coste es una dirección que afirma el apéndice (un mínimo),
+    # no una magnitud que dependa de la CPU (un techo).
+    assert all(r["max"] is None for r in bench_cost.ratios(best))
 
 
 def _seed_runs() -> dict:
