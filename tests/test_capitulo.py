@@ -56,10 +56,10 @@ SOURCE_TESTS = [
 
 
 def _run(repo: Path, *args: str, timeout: int = 300):
-    return subprocess.run(
-        args, cwd=repo, capture_output=True, text=True, timeout=timeout,
-        env=dict(os.environ, PYTHONPATH=str(repo), PYTEST_ADDOPTS=""),
-    )
+    # Las pruebas de la copia, con su resnorm y fuera del reparto de pytest-xdist.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run(args, cwd=repo, capture_output=True, text=True,
+                          timeout=timeout, env=dict(env, PYTHONPATH=str(repo)))
 
 
 def _make(repo: Path, *args: str):
