@@ -429,6 +429,16 @@ check: test-deps node_modules/.installed
 	$(PY) -m pytest -q -m "not browser and not build and not slow" -p no:cacheprovider \
 	  -n $(PYTEST_WORKERS)
 
+# Un capítulo nuevo, en borrador: el notebook, su línea en _toc.yml y en las tablas de
+# capítulos, su sección de valores esperados, sus comprobadores y sus preguntas
+# (vacíos) y su archivo de soluciones (tools/capitulo.py; README.md, «Añadir un
+# capítulo»). «make capitulo NN=13 NOMBRE=atencion [TITULO="La atención"]».
+.PHONY: capitulo
+capitulo: deps
+	@test -n "$(NN)" -a -n "$(NOMBRE)" || { \
+	  echo 'Uso: make capitulo NN=13 NOMBRE=atencion [TITULO="La atención"]'; exit 2; }
+	$(PY) tools/capitulo.py "$(NN)" "$(NOMBRE)" --titulo "$(TITULO)"
+
 lint: test-deps
 	$(VENV)/bin/ruff check .
 

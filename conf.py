@@ -36,6 +36,14 @@ language = "es"
 sys.path.insert(0, str(RAIZ / "book" / "_ext"))
 sys.path.insert(0, str(RAIZ / "tools"))  # pdf_sphinx: la página única de «make pdf»
 
+import capitulo  # noqa: E402  (tools/: los capítulos en borrador)
+
+# Los capítulos en borrador («"borrador": true» en los metadatos del notebook;
+# README.md, «Añadir un capítulo»): «make book» los ejecuta, pero el libro no los lee
+# ni los publica: fuera de la construcción (exclude_patterns, abajo), de su índice y
+# de las tablas de capítulos (setup, al final).
+BORRADORES = capitulo.borradores(RAIZ)
+
 extensions = [
     # La primera: sus catálogos de la interfaz pasan delante de los de los temas y las
     # extensiones, que registran los suyos al cargarse (book/_ext/interfaz_es.py).
@@ -76,6 +84,7 @@ exclude_patterns = [
     "_build", ".venv*", "node_modules", ".pytest_cache", ".hypothesis", "tests",
     "bench", "binder", "_assets", "tools", "README.md", "book/_ext",
     "book/figuras/FIGURAS.md", "**.ipynb_checkpoints", ".DS_Store", "Thumbs.db",
+    *(f"{doc}.ipynb" for doc in BORRADORES),
 ]
 
 # MyST: las extensiones de sintaxis que usan los capítulos.
@@ -275,3 +284,28 @@ katex_prerender = True
 # sphinxcontrib-katex; «make vendor» lo instala.
 katex_js_path = str(RAIZ / "node_modules" / "katex" / "dist" / "katex.min.js")
 katex_css_path = "vendor/katex/katex.min.css"
+
+
+# -- Los capítulos en borrador --------------------------------------------------------
+
+
+def _indice_sin_borradores(app, config):
+    """Quita los borradores del índice que sphinx-external-toc acaba de leer de
+    _toc.yml (en el mismo evento, prioridad 900): ni entrada ni número de capítulo."""
+    indice = config.external_site_map
+    for doc in BORRADORES:
+        indice.pop(doc, None)
+    for documento in indice.values():
+        for arbol in documento.subtrees:
+            arbol.items = [i for i in arbol.items if str(i) not in BORRADORES]
+
+
+def _tablas_sin_borradores(app, docname, source):
+    """Las tablas de capítulos (capitulo.TABLAS) sin las filas de los borradores."""
+    source[0] = capitulo.sin_filas_de(source[0], BORRADORES)
+
+
+def setup(app):
+    if BORRADORES:
+        app.connect("config-inited", _indice_sin_borradores, priority=901)
+        app.connect("source-read", _tablas_sin_borradores)

@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 import nbformat
 import yaml
 
+from tools.capitulo import borradores
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 BUILD_HTML = BUILD / "html"
@@ -96,9 +98,10 @@ def launch_chromium(playwright):
     return playwright.chromium.launch(**kwargs)
 
 
-def toc_files() -> list[str]:
-    """Los documentos del libro en el orden de ``_toc.yml`` (sin extensión)."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+def toc_files(drafts: bool = False, root: Path = ROOT) -> list[str]:
+    """Los documentos del libro en el orden de ``_toc.yml`` (sin extensión); sin los
+    capítulos en borrador, que el libro no publica, salvo con ``drafts``."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
 
     def walk(entries):
@@ -110,7 +113,8 @@ def toc_files() -> list[str]:
     for part in toc.get("parts", []):
         walk(part.get("chapters"))
     walk(toc.get("chapters"))
-    return files
+    hidden = set() if drafts else set(borradores(root))
+    return [f for f in files if f not in hidden]
 
 
 def chapter_numbers(toc_path: Path = ROOT / "_toc.yml") -> dict[str, int]:
@@ -119,23 +123,35 @@ def chapter_numbers(toc_path: Path = ROOT / "_toc.yml") -> dict[str, int]:
     Solo llevan número los capítulos de las partes con ``numbered: true`` de
     ``_toc.yml``, en su orden; la numeración sigue de una parte a la siguiente
     (``use_multitoc_numbering``), y las secciones dentro de un capítulo no cuentan.
+    Un borrador no lleva número (el libro no lo publica).
     Es el único lugar que sabe qué capítulo es el 7: añadir uno es añadirlo al índice.
     """
     toc = yaml.safe_load(Path(toc_path).read_text(encoding="utf-8"))
+    drafts = borradores(Path(toc_path).parent)
     numbers: dict[str, int] = {}
     for part in toc.get("parts", []):
         if not part.get("numbered"):
             continue
         for entry in part.get("chapters") or []:
-            if "file" in entry:
+            if "file" in entry and entry["file"] not in drafts:
                 numbers[entry["file"]] = len(numbers) + 1
     return numbers
 
 
-def notebook_paths() -> list[Path]:
-    """Los notebooks que el índice del libro incluye."""
-    paths = [ROOT / f"{f}.ipynb" for f in toc_files()]
+def notebook_paths(drafts: bool = False, root: Path = ROOT) -> list[Path]:
+    """Los notebooks que el índice del libro incluye: los publicados, los capítulos
+    enteros que piden las pruebas de capítulo entero (tres números citados, dos
+    ejercicios, tres preguntas). Con ``drafts``, también los borradores («"borrador":
+    true» en sus metadatos; tools/capitulo.py), que se ejecutan con los demás y pasan
+    las pruebas de las fuentes."""
+    paths = [root / f"{f}.ipynb" for f in toc_files(drafts=drafts, root=root)]
     return [p for p in paths if p.exists()]
+
+
+def draft_paths(root: Path = ROOT) -> list[Path]:
+    """Los notebooks del índice en borrador, que el libro aún no publica."""
+    published = set(notebook_paths(root=root))
+    return [p for p in notebook_paths(drafts=True, root=root) if p not in published]
 
 
 def engine_hash() -> str:

@@ -569,7 +569,9 @@ def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_number
     shown = readings(output_text(stored, timings))
     sample = [v for t in page_numbers(path) for v in readings(t)
               if printed(v, shown) and not printed(v, timings)]
-    assert len(sample) >= MIN_SAMPLE, f"{path.name}: la prosa no cita ninguna salida"
+    assert len(sample) >= MIN_SAMPLE, (
+        f"{path.name}: la prosa cita {len(sample)} de los números que imprimen sus "
+        f"salidas; hacen falta al menos {MIN_SAMPLE}")
     # ...los imprime también un núcleo nuevo, en una carpeta cualquiera.
     fresh = NotebookClient(stored, timeout=600, kernel_name="python3",
                            resources={"metadata": {"path": str(tmp_path)}}).execute()

@@ -11,7 +11,8 @@ import pytest
 
 from tests.helpers import ROOT, notebook_paths, toc_files
 
-NOTEBOOKS = notebook_paths()
+# Los borradores también: se ejecutan con los demás y sus fuentes siguen las reglas.
+NOTEBOOKS = notebook_paths(drafts=True)
 ALL_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 

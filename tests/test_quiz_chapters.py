@@ -16,7 +16,7 @@ from resnorm.quiz import bank
 from tests.helpers import notebook_paths
 
 FROM_BANK = re.compile(r"""Quiz\.from_bank\(\s*["'](\w+)["']\s*,\s*["'](\w+)["']""")
-NOTEBOOKS = notebook_paths()
+NOTEBOOKS = notebook_paths(drafts=True)  # el banco ya tiene la entrada del borrador
 
 
 def _calls() -> list[tuple[str, str, str]]:

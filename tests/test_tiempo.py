@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, notebook_paths
 
 _spec = importlib.util.spec_from_file_location(
     "tiempo_lectura", ROOT / "book" / "_ext" / "tiempo_lectura.py"
@@ -93,7 +93,7 @@ def test_extension_is_registered_in_config():
 
 # --- Sobre el libro construido -------------------------------------------------------
 
-_CAPITULOS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+_CAPITULOS = sorted(p.stem for p in notebook_paths())  # los borradores no se construyen
 _LINEA = re.compile(
     r'<p class="tiempo-lectura"><em>Tiempo: leer, unos (\d+) min'
     r"(?:; con los ejercicios, unos (\d+) min)? \(([^)]*)\)"

@@ -12,6 +12,7 @@ globals().update(
     (k, v) for k, v in runpy.run_path(str(RAIZ_LIBRO / "conf.py")).items()
     if not k.startswith("__")
 )
+setup_del_libro = setup  # noqa: F821  (los borradores fuera, como en el libro)
 sys.path.insert(0, str(Path(__file__).parent))
 from filtros import (  # noqa: E402
     WORD_LIST, bibliography_names, quoted_apart, read_word_list)
@@ -42,4 +43,5 @@ html_static_path, html_favicon = [], None
 
 
 def setup(app):
+    setup_del_libro(app)
     app.connect("doctree-resolved", lambda app, doctree, docname: quoted_apart(doctree))
