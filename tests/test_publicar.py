@@ -56,9 +56,14 @@ def construccion(built_site) -> dict:
     """El sello de la construcción de _build: debe ser de un commit, sin cambios."""
     sello = json.loads(SELLO.read_text(encoding="utf-8"))
     if not sello.get("fuente") or not sello.get("limpio"):
-        pytest.fail(f"La construcción de _build ({SELLO.name}) no sale de un commit "
-                    "sin cambios: lo que no está en un commit no se puede publicar ni "
-                    "probar publicado. Haz commit y «make book».")
+        # En la CI (un clon limpio) no pasa nunca: ahí es un fallo. En la máquina de
+        # quien está cambiando algo, lo normal: se salta, diciendo por qué.
+        message = (f"La construcción de _build ({SELLO.name}) no sale de un commit "
+                   "sin cambios: lo que no está en un commit no se puede publicar ni "
+                   "probar publicado. Haz commit y «make book».")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     return sello
 
 
