@@ -582,9 +582,9 @@ class StackedGPT:
             for config, seed in zip(configs, seeds):
                 torch.manual_seed(seed)
                 starts.append(TinyGPT(config, **self.sizes).state_dict())
-        with torch.device("meta"):  # solo los nombres y las formas, sin sortear nada
+            # Los nombres y las formas de todos los pesos: Pre-LN los tiene todos.
             shapes = {k: v.shape for k, v in TinyGPT("pre_ln", **self.sizes)
-                      .state_dict().items()}  # pre_ln tiene todos los pesos
+                      .state_dict().items()}
         self.keys = [list(s) for s in starts]  # los de cada miembro, en su orden
         M, P = len(starts), sum(s.numel() for s in shapes.values())
         self.flat, self.grad = torch.empty(M, P), torch.zeros(M, P)
