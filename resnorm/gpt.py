@@ -54,6 +54,7 @@ __all__ = [
     "alt_text_val_losses",
     "layer_grad_norms",
     "lr_sensitivity",
+    "matmul_flops",
     "norm_params",
     "plot_val_losses",
     "stream_norms",
@@ -851,6 +852,26 @@ def _train_stack(stack: StackedGPT, specs: list[dict], data: CharDataset, steps:
         run["model"] = stack.model(m).eval() if samples[m] else stack.model(m)
         run["state_dict"] = stack.state_dict(m)
     return runs
+
+
+def matmul_flops(n_tokens: int, n_layers: int = DEFAULTS["n_layers"],
+                 d_model: int = DEFAULTS["d_model"],
+                 block_size: int = DEFAULTS["block_size"], vocab_size: int = 99,
+                 backward: bool = True) -> int:
+    """Las operaciones de coma flotante de las multiplicaciones de matrices de un
+    ``TinyGPT`` sobre ``n_tokens`` tokens en ventanas de ``block_size`` (Cap. 10).
+
+    Una matriz ``(m, k)`` por otra ``(k, n)`` son ``2·m·k·n`` FLOP. Por token y bloque:
+    las cuatro capas lineales, ``2·(3C² + C² + 4C² + 4C²) = 24·C²``, y la atención,
+    ``Q Kᵀ`` y ``att V`` con las ``T`` posiciones de la ventana (la máscara causal no
+    ahorra cuentas), ``2·2·T·C``; y ``lm_head``, ``2·C·V``. Con ``backward``, el doble
+    más: cada producto tiene dos gradientes, cada uno otro producto del mismo tamaño.
+    Lo demás (LayerNorm, softmax, GELU, AdamW) no cuenta: es lo que el pico de la
+    máquina en multiplicaciones de matrices no mide.
+    """
+    C, T = d_model, block_size
+    forward = n_tokens * (n_layers * (24 * C * C + 4 * T * C) + 2 * C * vocab_size)
+    return 3 * forward if backward else forward
 
 
 def gpt_comparison(configs: Sequence[str] = CONFIGS, seed: int = 0, **kwargs) -> dict:

@@ -197,3 +197,20 @@ def test_the_chapter_comparison_reads_the_same_batched_as_alone(data):
             words["plain"], words["ln_only"])
     for c in gpt.CONFIGS:
         assert_same_training(res["runs"][c], alone[c], 150)
+
+
+def test_matmul_flops_counts_what_torch_counts_in_a_training_step():
+    from torch.utils.flop_counter import FlopCounterMode
+
+    torch.manual_seed(0)
+    model = gpt.TinyGPT("pre_ln", vocab_size=11, n_layers=2, d_model=16, block_size=8)
+    x = torch.randint(11, (3, 8))
+    with FlopCounterMode(display=False) as forward:
+        logits = model(x)
+    with FlopCounterMode(display=False) as both:
+        loss = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), x.flatten())
+        loss.backward()
+    sizes = dict(n_layers=2, d_model=16, block_size=8, vocab_size=11)
+    assert forward.get_total_flops() == gpt.matmul_flops(24, backward=False, **sizes)
+    assert both.get_total_flops() == gpt.matmul_flops(24, **sizes)
+    assert logits.shape == (3, 8, 11)
