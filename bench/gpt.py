@@ -174,6 +174,7 @@ def small_playground():
     from resnorm.widgets import GPTPlayground
 
     data = gpt._dataset()
-    runs = {c: gpt.train_gpt(c, steps=5, eval_every=5, n_layers=2, n_samples=0,
-                             dataset=data) for c in gpt.CONFIGS}
+    trained = gpt.train_gpts([{"config": c} for c in gpt.CONFIGS], steps=5,
+                             eval_every=5, n_layers=2, n_samples=0, dataset=data)
+    runs = dict(zip(gpt.CONFIGS, trained))
     return GPTPlayground(runs, data.chars)

@@ -6,6 +6,14 @@ semillas 1 y 2, que esas lecturas no dependen de la semilla: es robustez, y cues
 tres entrenamientos completos por semilla (minutos de CPU), así que va en el banco
 (``python -m bench --sections gpt_seeds``; issue 32). Cada lectura es una fila con su
 margen como presupuesto; una que no lo cumple hace fallar el banco.
+
+También da los FLOP/s de esos entrenamientos (solo las multiplicaciones de matrices,
+``resnorm.gpt.matmul_flops``, entre los segundos de CPU) junto al pico de una
+multiplicación de matrices float32 grande en un núcleo, medido en la misma ejecución
+(issue 51). La fracción dice cuánto del tiempo se va en la aritmética que cuenta: el
+resto son operaciones elemento a elemento sobre filas de 32 números (LayerNorm,
+softmax, GELU), productos pequeños de la atención y el bucle en Python. Sin
+presupuesto: depende de la CPU, no de lo que afirma el capítulo.
 """
 
 from __future__ import annotations
@@ -114,19 +122,69 @@ def readings(comparison: dict, high: dict, cut: dict, inside: dict) -> list[dict
     return out
 
 
+def matmul_peak(n: int = 1024, repeats: int = 5) -> float:
+    """FLOP/s de una multiplicación de matrices float32 ``(n, n)`` en un núcleo (la
+    mejor de ``repeats``): el techo de esta máquina para lo que cuenta
+    ``resnorm.gpt.matmul_flops``."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        gen = torch.Generator().manual_seed(0)
+        a, b = torch.randn(n, n, generator=gen), torch.randn(n, n, generator=gen)
+        a @ b
+        best = math.inf
+        for _ in range(repeats):
+            c0 = time.process_time()
+            a @ b
+            best = min(best, time.process_time() - c0)
+    finally:
+        torch.set_num_threads(threads)
+    return 2 * n ** 3 / best
+
+
+def training_flops(runs: list[dict], vocab_size: int, n_val_tokens: int) -> int:
+    """Los FLOP de multiplicaciones de matrices de unos entrenamientos de
+    ``train_gpt``: cada paso, un lote hacia delante y hacia atrás; cada medida de
+    validación, todo el texto de validación hacia delante."""
+    from resnorm.gpt import matmul_flops
+
+    total = 0
+    for run in runs:
+        p = run["params"]
+        sizes = dict(n_layers=p["n_layers"], d_model=p["d_model"],
+                     block_size=p["block_size"], vocab_size=vocab_size)
+        step = matmul_flops(p["batch_size"] * p["block_size"], **sizes)
+        val = matmul_flops(n_val_tokens, backward=False, **sizes)
+        total += len(run["train_loss"]) * step + len(run["val_loss"]) * val
+    return total
+
+
 def bench_gpt_seeds(seeds=SEEDS, log=print) -> dict:
-    """Entrena cada semilla y devuelve sus lecturas y su tiempo (pared y CPU)."""
+    """Entrena cada semilla y devuelve sus lecturas, su tiempo (pared y CPU) y los
+    FLOP/s de sus entrenamientos, junto al pico de multiplicación de matrices de la
+    máquina medido en un núcleo en la misma ejecución."""
+    from resnorm import gpt
+
+    peak = matmul_peak()
+    data = gpt._dataset()
+    n_val_tokens = data.val_windows(32)[0].numel()
     out = {}
     for seed in seeds:
         log(f"  semilla {seed}: los tres experimentos del capítulo 10…")
         t0, c0 = time.perf_counter(), time.process_time()
         runs = train(seed)
+        cpu_seconds = time.process_time() - c0
+        trained = (list(runs["comparison"]["runs"].values())
+                   + list(runs["high"]["runs"].values()) + [runs["cut"]])
         out[str(seed)] = {
             "seconds": time.perf_counter() - t0,
-            "cpu_seconds": time.process_time() - c0,
+            "cpu_seconds": cpu_seconds,
+            "flops": training_flops(trained, data.vocab_size, n_val_tokens),
             "readings": readings(**runs),
         }
-    return {"seeds": out}
+    return {"seeds": out, "matmul_peak": peak}
 
 
 def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
@@ -137,10 +195,19 @@ def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
     if "error" in r:
         return [("GPT, otras semillas", "error", str(r["error"])[:60], "", "✗")]
     out = []
+    peak = r.get("matmul_peak")
+    if peak:
+        out.append(("GPT, semillas", "pico de matmul float32 (1024², un núcleo)",
+                    f"{peak / 1e9:.1f} GFLOP/s", "", ""))
     for seed, s in r["seeds"].items():
         sec = f"GPT, semilla {seed}"
         out.append((sec, "entrenamientos (pared, CPU)",
                     f"{s['seconds']:.0f} s, {s['cpu_seconds']:.0f} s CPU", "", ""))
+        if peak and "flops" in s:
+            rate = s["flops"] / s["cpu_seconds"]
+            value = f"{rate / 1e9:.1f} GFLOP/s ({100 * rate / peak:.0f} % del pico)"
+            out.append((sec, "FLOP/s de matmul de los entrenamientos (por s de CPU)",
+                        value, "", ""))
         out += [(sec, x["what"], x["value"], x["goal"], "✓" if x["ok"] else "✗")
                 for x in s["readings"]]
     return out

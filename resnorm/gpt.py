@@ -49,14 +49,18 @@ __all__ = [
     "first_step_grad_norms",
     "first_step_sizes",
     "gpt_comparison",
+    "gpt_seeds",
     "known_word_fraction",
     "alt_text_val_losses",
     "layer_grad_norms",
     "lr_sensitivity",
+    "matmul_flops",
     "norm_params",
     "plot_val_losses",
     "stream_norms",
+    "StackedGPT",
     "train_gpt",
+    "train_gpts",
     "unigram_loss",
 ]
 
@@ -262,21 +266,34 @@ def _engine_hash() -> str:
     return digest.hexdigest()
 
 
-def _memoized(train: Callable[..., dict]) -> Callable[..., dict]:
-    """``train_gpt`` con memoria en disco, si ``MEMO_ENV`` nombra una carpeta.
+def _canonical(value):
+    # Un dict con las mismas claves en otro orden es el mismo entrenamiento.
+    if isinstance(value, dict):
+        return sorted((k, _canonical(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def _memoized(train: Callable):
+    """``train_gpt`` (o ``train_gpts``) con memoria en disco, si ``MEMO_ENV`` nombra
+    una carpeta.
 
     El mismo entrenamiento (mismos argumentos, mismo texto, mismo código de
     ``resnorm``, misma versión de torch) da el mismo resultado (la semilla lo fija
     todo: ``tests/test_gpt.py``), así que se guarda una vez y se lee después. Lo usa
-    «make»: el capítulo 10 entrena 16 veces al ejecutarse para el libro, y su
-    cuaderno del alumno, en un núcleo nuevo, y las pruebas del GPT en JavaScript piden
-    los mismos modelos. Cualquier argumento distinto entrena de verdad; con
-    ``block_forward`` (el código de quien resuelve un ejercicio) siempre se entrena.
+    «make»: el capítulo 10 entrena al ejecutarse para el libro, y su cuaderno del
+    alumno, en un núcleo nuevo, y las pruebas del GPT en JavaScript piden los mismos
+    modelos. Cualquier argumento distinto entrena de verdad; con ``block_forward`` (el
+    código de quien resuelve un ejercicio) siempre se entrena. Un lote de
+    ``train_gpts`` se guarda entero, con la lista de sus miembros en la clave: los
+    mismos miembros en otro lote son otro cálculo (otro reparto de las sumas), así
+    que la memoria solo devuelve lo que esa misma llamada calcularía.
     """
     signature = inspect.signature(train)
 
     @functools.wraps(train)
-    def wrapper(*args, **kwargs) -> dict:
+    def wrapper(*args, **kwargs):
         folder = os.environ.get(MEMO_ENV)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
@@ -285,12 +302,13 @@ def _memoized(train: Callable[..., dict]) -> Callable[..., dict]:
             return train(*args, **kwargs)
         data = call["dataset"] = call["dataset"] or _dataset()
         key = hashlib.sha256(_engine_hash().encode())
-        arguments = sorted((k, v) for k, v in call.items() if k != "dataset")
+        arguments = sorted((k, _canonical(v)) for k, v in call.items()
+                           if k != "dataset")
         key.update(repr(arguments).encode())
         for part in (data.train, data.val):
             key.update(part.numpy().tobytes())
         key.update("".join(data.chars).encode())
-        path = Path(folder) / f"train_gpt-{key.hexdigest()[:32]}.pt"
+        path = Path(folder) / f"{train.__name__}-{key.hexdigest()[:32]}.pt"
         if path.exists():
             return torch.load(path, weights_only=False)
         result = train(**call)
@@ -429,15 +447,445 @@ def train_gpt(
     }
 
 
+# --- Varios entrenamientos a la vez ---------------------------------------------------
+
+# Dónde está la LayerNorm de cada subcapa F en cada configuración (la tabla del
+# principio del módulo): antes de F (Pre-LN), después de la suma (Post-LN y LN sin
+# atajo) o en ninguna parte. Y si la subcapa suma su entrada (el atajo).
+_LN_PLACE = {"pre_ln": "pre", "plain": "none", "residual": "none", "ln_only": "post",
+             "post_ln": "post"}
+_SHORTCUT = {"plain": False, "ln_only": False, "residual": True, "post_ln": True,
+             "pre_ln": True}
+# El orden de los miembros en un StackedGPT: así cada LayerNorm actúa sobre un tramo
+# seguido de miembros (los primeros o los últimos) y no sobre todos.
+_PLACE_ORDER = ("pre", "none", "post")
+
+
+def _on_members(fn: Callable, x: torch.Tensor, members: slice) -> torch.Tensor:
+    """``fn(x[members], members)`` en ese tramo de miembros; los demás, tal cual."""
+    start, stop, _ = members.indices(x.shape[0])
+    if start >= stop:
+        return x
+    if stop - start == x.shape[0]:
+        return fn(x, members)
+    return torch.cat([x[:start], fn(x[start:stop], members), x[stop:]])
+
+
+def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """``x Wᵀ + b`` de cada miembro: ``(M, …, I)`` con ``(M, O, I)`` y ``(M, O)``."""
+    M = x.shape[0]
+    y = torch.baddbmm(bias.unsqueeze(1), x.reshape(M, -1, x.shape[-1]),
+                      weight.transpose(1, 2))  # (M, N, O): un bmm de M matrices
+    return y.view(*x.shape[:-1], weight.shape[1])
+
+
+class _StackedBlock:
+    """El bloque ``layer`` de los ``M`` modelos, sobre ``(M, B, T, C)``.
+
+    Sus piezas tienen los nombres de las de ``PreLNBlock`` (``attn``, ``mlp``,
+    ``ln_1``, ``ln_2``), así que un ``block_forward`` escrito para un bloque sirve
+    igual. ``ln_1`` y ``ln_2`` son la identidad en los miembros sin LayerNorm.
+    """
+
+    def __init__(self, stack: StackedGPT, layer: int) -> None:
+        self.stack = stack
+        self.prefix = f"blocks.{layer}."
+
+    def _p(self, name: str) -> torch.Tensor:
+        return self.stack.params[self.prefix + name]
+
+    def attn(self, x: torch.Tensor) -> torch.Tensor:
+        # La de MultiHeadSelfAttention, con los miembros delante.
+        M, B, T, C = x.shape
+        nh = self.stack.n_heads
+        hs = C // nh
+        qkv = _linear(x, self._p("attn.c_attn.weight"), self._p("attn.c_attn.bias"))
+        q, k, v = (t.view(M, B, T, nh, hs).transpose(2, 3).reshape(-1, T, hs)
+                   for t in qkv.split(C, dim=-1))  # 3 × (M·B·nh, T, hs)
+        # Q Kᵀ / √d_k, con −∞ sobre el futuro (un solo baddbmm: suma la máscara).
+        att = torch.baddbmm(self.stack.future[:T, :T], q, k.transpose(1, 2),
+                            alpha=hs ** -0.5)
+        att = F.softmax(att, dim=-1)  # (M·B·nh, T, T)
+        # (att V)ᵀ = Vᵀ attᵀ: los mismos productos, en la forma que bmm hace deprisa.
+        y = torch.bmm(v.transpose(1, 2), att.transpose(1, 2))  # (M·B·nh, hs, T)
+        y = y.view(M, B, nh, hs, T).permute(0, 1, 4, 2, 3).reshape(M, B, T, C)
+        return _linear(y, self._p("attn.c_proj.weight"), self._p("attn.c_proj.bias"))
+
+    def mlp(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.gelu(_linear(x, self._p("mlp.c_fc.weight"), self._p("mlp.c_fc.bias")))
+        return _linear(h, self._p("mlp.c_proj.weight"), self._p("mlp.c_proj.bias"))
+
+    def _norm(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        # Para block_forward: LayerNorm en los miembros que la tienen, en su sitio.
+        stack, name = self.stack, self.prefix + name
+        for members in (stack.pre, stack.post):
+            x = _on_members(functools.partial(stack.ln, name=name), x, members)
+        return x
+
+    def ln_1(self, x: torch.Tensor) -> torch.Tensor:
+        return self._norm(x, "ln_1")
+
+    def ln_2(self, x: torch.Tensor) -> torch.Tensor:
+        return self._norm(x, "ln_2")
+
+    def _sublayer(self, x: torch.Tensor, f: Callable, ln: str) -> torch.Tensor:
+        stack = self.stack
+        norm = functools.partial(stack.ln, name=self.prefix + ln)
+        y = f(_on_members(norm, x, stack.pre))  # Pre-LN: LN(x) antes de F
+        if stack.shortcut is True:
+            y = x + y
+        elif stack.shortcut is not False:  # x · 1 + F(x) o x · 0 + F(x), sin redondeo
+            y = torch.addcmul(y, x, stack.shortcut)
+        return _on_members(norm, y, stack.post)  # Post-LN: LN después de la suma
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        x = self._sublayer(x, self.attn, "ln_1")
+        return self._sublayer(x, self.mlp, "ln_2")
+
+
+class StackedGPT:
+    """``M`` modelos ``TinyGPT`` del mismo tamaño, como un solo cálculo (Capítulo 10).
+
+    Cada peso de los ``M`` modelos va apilado con una dimensión más delante,
+    ``(M, …)``: el miembro ``m`` es el índice ``m``. Cada multiplicación de matrices de
+    un ``TinyGPT`` es aquí un ``bmm`` de ``M`` matrices, y lo demás (LayerNorm,
+    softmax, GELU, la entropía cruzada) va fila a fila: ningún miembro lee los números
+    de otro. Los miembros pueden tener configuraciones distintas, ordenadas por el
+    sitio de su LayerNorm (primero las Pre-LN, después las que no tienen y al final
+    las que la ponen tras la suma; ``train_gpts`` las ordena): así cada LayerNorm se
+    calcula solo en su tramo de miembros, y el atajo de cada uno se suma
+    multiplicado por 1 o por 0, que no redondea. Cada miembro empieza con los pesos
+    del ``TinyGPT`` de su configuración y su semilla: se crea ese modelo y se copian.
+
+    Los pesos de todos son vistas de un solo tensor ``flat``, ``(M, P)`` con ``P`` los
+    pesos de un modelo (las LayerNorm que un miembro no tiene se quedan en γ = 1 y
+    β = 0, sin usar), y ``backward`` junta sus gradientes en otro igual, ``grad``:
+    AdamW son unas pocas operaciones sobre esos dos tensores.
+
+    Formas: ``(M, B, T)`` índices → ``(M, B, T, vocab_size)`` logits.
+    """
+
+    def __init__(self, configs: Sequence[str], seeds: Sequence[int], vocab_size: int,
+                 n_layers: int = 6, d_model: int = 32, n_heads: int = 4,
+                 block_size: int = 32, block_forward: Callable | None = None) -> None:
+        if len(configs) != len(seeds) or not configs:
+            raise ValueError("hace falta una semilla por configuración, y al menos una")
+        places = [_LN_PLACE[c] for c in configs]
+        if places != sorted(places, key=_PLACE_ORDER.index):
+            raise ValueError("los miembros van ordenados: Pre-LN, sin LN, Post-LN")
+        self.configs, self.seeds = list(configs), list(seeds)
+        self.sizes = dict(vocab_size=vocab_size, n_layers=n_layers, d_model=d_model,
+                          n_heads=n_heads, block_size=block_size)
+        self.n_heads, self.block_size = n_heads, block_size
+        self.block_forward = block_forward
+        starts = []
+        with torch.random.fork_rng(devices=[]):
+            for config, seed in zip(configs, seeds):
+                torch.manual_seed(seed)
+                starts.append(TinyGPT(config, **self.sizes).state_dict())
+            # Los nombres y las formas de todos los pesos: Pre-LN los tiene todos.
+            shapes = {k: v.shape for k, v in TinyGPT("pre_ln", **self.sizes)
+                      .state_dict().items()}
+        self.keys = [list(s) for s in starts]  # los de cada miembro, en su orden
+        M, P = len(starts), sum(s.numel() for s in shapes.values())
+        self.flat, self.grad = torch.empty(M, P), torch.zeros(M, P)
+        self.params: dict[str, torch.Tensor] = {}
+        offset = 0
+        for name, shape in shapes.items():
+            n = shape.numel()
+            view = self.flat[:, offset:offset + n].view(M, *shape)
+            for m, start in enumerate(starts):  # sin esa LayerNorm: γ = 1, β = 0
+                view[m] = start.get(name, float(name.endswith("weight")))
+            self.params[name] = view.requires_grad_()
+            offset += n
+        n_pre, n_post = places.count("pre"), places.count("post")
+        self.pre, self.post = slice(0, n_pre), slice(M - n_post, M)
+        shortcut = [_SHORTCUT[c] for c in configs]
+        self.shortcut: bool | torch.Tensor = (
+            shortcut[0] if len(set(shortcut)) == 1
+            else torch.tensor(shortcut, dtype=torch.float32).view(M, 1, 1, 1))
+        # La máscara causal como sumando: 0 hasta la diagonal y −∞ sobre el futuro.
+        self.future = torch.full((block_size, block_size), float("-inf")).triu(1)
+        self.blocks = [_StackedBlock(self, layer) for layer in range(n_layers)]
+
+    def __len__(self) -> int:
+        return len(self.configs)
+
+    def backward(self, loss: torch.Tensor) -> None:
+        """Los gradientes de ``loss``, juntos en ``grad`` (``(M, P)``, como ``flat``).
+        """
+        params = list(self.params.values())
+        # Un peso que ningún miembro usa (ln_f sin Pre-LN en el lote) tiene gradiente 0.
+        grads = torch.autograd.grad(loss, params, allow_unused=True,
+                                    materialize_grads=True)
+        torch.cat([g.flatten(1) for g in grads], dim=1, out=self.grad)
+        for p, g in zip(params, grads):  # para leerlos por su nombre, como .grad
+            p.grad = g
+
+    def ln(self, x: torch.Tensor, members: slice, name: str,
+           eps: float = 1e-5) -> torch.Tensor:
+        """LayerNorm de ``x``, los miembros ``members``, con sus γ y β (``name``)."""
+        shape = (x.shape[0],) + (1,) * (x.dim() - 2) + (x.shape[-1],)
+        gamma = self.params[name + ".weight"][members].view(shape)
+        beta = self.params[name + ".bias"][members].view(shape)
+        return torch.addcmul(beta, F.layer_norm(x, x.shape[-1:], eps=eps), gamma)
+
+    def __call__(self, idx: torch.Tensor) -> torch.Tensor:
+        M, B, T = idx.shape
+        p = self.params
+        wte = p["wte.weight"]  # (M, V, C)
+        V, C = wte.shape[1:]
+        rows = idx + V * torch.arange(M).view(M, 1, 1)  # la fila de cada miembro
+        x = F.embedding(rows, wte.reshape(M * V, C))  # (M, B, T, C)
+        x = x + p["wpe.weight"][:, :T].unsqueeze(1)
+        for block in self.blocks:
+            x = block(x) if self.block_forward is None else self.block_forward(block, x)
+        x = _on_members(functools.partial(self.ln, name="ln_f"), x, self.pre)
+        return _linear(x, p["lm_head.weight"], p["lm_head.bias"])  # (M, B, T, V)
+
+    def losses(self, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """La entropía cruzada media de cada miembro: ``(M, B, T)`` → ``(M,)``."""
+        logits = self(idx)
+        ce = F.cross_entropy(logits.flatten(0, -2), targets.flatten(), reduction="none")
+        return ce.view(len(self), -1).mean(dim=1)
+
+    @torch.no_grad()
+    def generate(self, idx: torch.Tensor, n_chars: int,
+                 gens: Sequence[torch.Generator | None],
+                 temperature: float = 1.0) -> torch.Tensor:
+        """``TinyGPT.generate`` de cada miembro con su generador (``None``: no sortea
+        y añade ceros). Formas: ``(M, B, T₀)`` → ``(M, B, T₀ + n_chars)``."""
+        for _ in range(n_chars):
+            logits = self(idx[..., -self.block_size:])[:, :, -1] / temperature
+            probs = F.softmax(logits, dim=-1)  # (M, B, V)
+            zeros = torch.zeros(idx.shape[1], 1, dtype=torch.long)
+            new = [torch.multinomial(p, 1, generator=g) if g is not None else zeros
+                   for p, g in zip(probs, gens)]
+            idx = torch.cat([idx, torch.stack(new)], dim=-1)
+        return idx
+
+    def state_dict(self, m: int) -> dict[str, torch.Tensor]:
+        """Los pesos del miembro ``m``, copiados, con los nombres de su ``TinyGPT``."""
+        return {k: self.params[k][m].detach().clone() for k in self.keys[m]}
+
+    def model(self, m: int) -> TinyGPT:
+        """El ``TinyGPT`` del miembro ``m``, con sus pesos de ahora."""
+        with torch.random.fork_rng(devices=[]):
+            model = TinyGPT(self.configs[m], **self.sizes,
+                            block_forward=self.block_forward)
+        model.load_state_dict(self.state_dict(m))
+        return model
+
+
+class _StackedAdamW:
+    """``torch.optim.AdamW`` (sus valores por defecto) con una tasa por miembro.
+
+    Las mismas operaciones, en el mismo orden, que su versión ``foreach``, sobre los
+    tensores ``(M, P)`` de ``StackedGPT``; los momentos ``m`` y ``v`` son de cada peso
+    de cada miembro. Con tasa 0, un miembro no se mueve (el que divergió se queda).
+    """
+
+    def __init__(self, stack: StackedGPT, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2) -> None:
+        self.flat, self.grad = stack.flat, stack.grad
+        self.exp_avg = torch.zeros_like(self.flat)
+        self.exp_avg_sq = torch.zeros_like(self.flat)
+        self.betas, self.eps, self.weight_decay = betas, eps, weight_decay
+        self.t = 0
+
+    @torch.no_grad()
+    def step(self, lrs: Sequence[float]) -> None:
+        beta1, beta2 = self.betas
+        self.t += 1
+        bias_correction1 = 1 - beta1 ** self.t
+        bias_correction2_sqrt = (1 - beta2 ** self.t) ** 0.5
+        # Los escalares de cada miembro, en float64 y luego float32, como los de torch.
+        decay = torch.tensor([1 - lr * self.weight_decay for lr in lrs]).unsqueeze(1)
+        step_size = torch.tensor([(lr / bias_correction1) * -1 for lr in lrs])
+        self.flat.mul_(decay)
+        self.exp_avg.lerp_(self.grad, 1 - beta1)
+        self.exp_avg_sq.mul_(beta2).addcmul_(self.grad, self.grad, value=1 - beta2)
+        denom = (self.exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(self.eps)
+        self.flat.addcdiv_(self.exp_avg * step_size.unsqueeze(1), denom)
+
+
+def _scheduled_lr(lr: float, warmup: int, step: int) -> float:
+    # La de LambdaLR en train_gpt: sube en línea recta durante ``warmup`` pasos.
+    return lr * (min(1.0, (step + 1) / warmup) if warmup else 1.0)
+
+
+@_memoized
+def train_gpts(
+    members: Sequence[dict],
+    steps: int = DEFAULTS["steps"],
+    lr: float = DEFAULTS["lr"],
+    warmup: int = 0,
+    n_layers: int = DEFAULTS["n_layers"],
+    d_model: int = DEFAULTS["d_model"],
+    n_heads: int = DEFAULTS["n_heads"],
+    block_size: int = DEFAULTS["block_size"],
+    batch_size: int = DEFAULTS["batch_size"],
+    eval_every: int = 25,
+    n_samples: int = 2,
+    sample_chars: int = 80,
+    threads: int = 1,
+    block_forward: Callable | None = None,
+    dataset: CharDataset | None = None,
+) -> list[dict]:
+    """Varios entrenamientos de ``train_gpt`` a la vez, como un solo cálculo (Cap. 10).
+
+    Cada miembro es un dict con su ``"config"`` y, si no son los comunes, su
+    ``"seed"`` (0), su ``"lr"`` y su ``"warmup"``; lo demás es de todos. Los ``M``
+    miembros entrenan juntos en un ``StackedGPT``, y cada uno con lo suyo: los pesos
+    iniciales de su semilla, sus lotes en su orden (su generador, ``seed + 1``), su
+    AdamW y su calentamiento; si uno diverge, se queda como estaba y los demás siguen.
+
+    Devuelve, en el orden de ``members``, lo que devolvería ``train_gpt`` con esos
+    argumentos: los mismos números salvo redondeo de float32, que crece con los pasos
+    (``tests/test_gpt_batch.py``). ``seconds`` y ``cpu_seconds`` de cada miembro son
+    los del lote repartidos a partes iguales.
+    """
+    data = _dataset() if dataset is None else dataset
+    wall, cpu = time.perf_counter(), time.process_time()
+    specs = [dict(config=m["config"], seed=m.get("seed", 0), lr=m.get("lr", lr),
+                  warmup=m.get("warmup", warmup)) for m in members]
+    M = len(specs)
+    # El orden de StackedGPT (por el sitio de la LayerNorm); al final, el de members.
+    order = sorted(range(M), key=lambda m: _PLACE_ORDER.index(
+        _LN_PLACE[specs[m]["config"]]))
+    before_threads = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            stack = StackedGPT([specs[m]["config"] for m in order],
+                               [specs[m]["seed"] for m in order],
+                               data.vocab_size, n_layers, d_model, n_heads, block_size,
+                               block_forward=block_forward)
+            stacked = _train_stack(stack, [specs[m] for m in order], data, steps,
+                                   batch_size, eval_every, n_samples, sample_chars)
+    finally:
+        torch.set_num_threads(before_threads)
+    out = [stacked[order.index(m)] for m in range(M)]
+    seconds, cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+    for spec, run in zip(specs, out):
+        run["params"] = dict(steps=steps, lr=spec["lr"], warmup=spec["warmup"],
+                             n_layers=n_layers, d_model=d_model, n_heads=n_heads,
+                             block_size=block_size, batch_size=batch_size,
+                             seed=spec["seed"], threads=threads, optimizer="AdamW")
+        run["seconds"], run["cpu_seconds"] = seconds / M, cpu_seconds / M
+    return out
+
+
+def _train_stack(stack: StackedGPT, specs: list[dict], data: CharDataset, steps: int,
+                 batch_size: int, eval_every: int, n_samples: int,
+                 sample_chars: int) -> list[dict]:
+    """El bucle de ``train_gpt``, con los ``M`` miembros de ``stack`` a la vez."""
+    M, block_size = len(specs), stack.block_size
+    opt = _StackedAdamW(stack)
+    # Un generador de lotes por semilla: los miembros con la misma, los mismos lotes.
+    batch_gens = {s["seed"]: torch.Generator().manual_seed(s["seed"] + 1)
+                  for s in specs}
+    n_windows = len(data.train) - block_size
+    window = torch.arange(block_size + 1)
+    vx, vy = data.val_windows(block_size)
+    vx, vy = vx.expand(M, *vx.shape), vy.expand(M, *vy.shape)
+    runs = [dict(config=s["config"], train_loss=[], val_steps=[], val_loss=[],
+                 diverged_at_step=None, first_grad_norm={}, first_grad_norm_layers=[],
+                 first_step_size=[]) for s in specs]
+    alive = list(range(M))
+    w2 = [f"blocks.{i}.mlp.c_proj.weight" for i in range(len(stack.blocks))]
+    for step in range(steps):
+        if step % eval_every == 0:
+            with torch.no_grad():
+                val = stack.losses(vx, vy).tolist()
+            for m in alive:
+                runs[m]["val_steps"].append(step)
+                runs[m]["val_loss"].append(val[m])
+        # Los lotes de CharDataset.batch: los mismos sorteos, las mismas ventanas.
+        chunks = {seed: data.train[torch.randint(n_windows, (batch_size,),
+                                                 generator=gen)[:, None] + window]
+                  for seed, gen in batch_gens.items()}
+        chunk = torch.stack([chunks[s["seed"]] for s in specs])  # (M, B, T + 1)
+        losses = stack.losses(chunk[..., :-1], chunk[..., 1:])
+        values = losses.tolist()
+        for m in [m for m in alive if not math.isfinite(values[m])]:
+            runs[m]["diverged_at_step"] = step
+            alive.remove(m)
+        if not alive:
+            break
+        for m in alive:
+            runs[m]["train_loss"].append(values[m])
+        stack.backward(losses.sum() if len(alive) == M else losses[alive].sum())
+        lrs = [_scheduled_lr(s["lr"], s["warmup"], step) if m in alive else 0.0
+               for m, s in enumerate(specs)]
+        if step == 0:  # el gradiente en la inicialización, antes de aprender nada
+            grad = {k: v.grad for k, v in stack.params.items()}
+            before = [stack.params[k].detach().clone() for k in w2]
+            for m in alive:
+                runs[m]["first_grad_norm"] = {
+                    "wte": float(grad["wte.weight"][m].norm()),
+                    "lm_head": float(grad["lm_head.weight"][m].norm())}
+                runs[m]["first_grad_norm_layers"] = [float(grad[k][m].norm())
+                                                     for k in w2]
+        opt.step(lrs)
+        if step == 0:
+            for m in alive:
+                runs[m]["first_step_size"] = first_step_sizes(
+                    [b[m] for b in before], [stack.params[k][m] for k in w2], lrs[m])
+    with torch.no_grad():
+        final = stack.losses(vx, vy).tolist()
+    for m, run in enumerate(runs):
+        run["final_val_loss"] = final[m] if m in alive else None
+        if m in alive:
+            run["val_steps"].append(steps)
+            run["val_loss"].append(final[m])
+    samples: list[list[str]] = [[] for _ in specs]
+    if alive and n_samples:
+        prompt = torch.tensor([data.encode(PROMPT)] * n_samples).expand(M, -1, -1)
+        gens = [torch.Generator().manual_seed(s["seed"] + 2) if m in alive else None
+                for m, s in enumerate(specs)]
+        out = stack.generate(prompt, sample_chars, gens)
+        for m in alive:
+            samples[m] = [data.decode(row) for row in out[m]]
+    for m, run in enumerate(runs):
+        run["samples"] = samples[m]
+        run["model"] = stack.model(m).eval() if samples[m] else stack.model(m)
+        run["state_dict"] = stack.state_dict(m)
+    return runs
+
+
+def matmul_flops(n_tokens: int, n_layers: int = DEFAULTS["n_layers"],
+                 d_model: int = DEFAULTS["d_model"],
+                 block_size: int = DEFAULTS["block_size"], vocab_size: int = 99,
+                 backward: bool = True) -> int:
+    """Las operaciones de coma flotante de las multiplicaciones de matrices de un
+    ``TinyGPT`` sobre ``n_tokens`` tokens en ventanas de ``block_size`` (Cap. 10).
+
+    Una matriz ``(m, k)`` por otra ``(k, n)`` son ``2·m·k·n`` FLOP. Por token y bloque:
+    las cuatro capas lineales, ``2·(3C² + C² + 4C² + 4C²) = 24·C²``, y la atención,
+    ``Q Kᵀ`` y ``att V`` con las ``T`` posiciones de la ventana (la máscara causal no
+    ahorra cuentas), ``2·2·T·C``; y ``lm_head``, ``2·C·V``. Con ``backward``, el doble
+    más: cada producto tiene dos gradientes, cada uno otro producto del mismo tamaño.
+    Lo demás (LayerNorm, softmax, GELU, AdamW) no cuenta: es lo que el pico de la
+    máquina en multiplicaciones de matrices no mide.
+    """
+    C, T = d_model, block_size
+    forward = n_tokens * (n_layers * (24 * C * C + 4 * T * C) + 2 * C * vocab_size)
+    return 3 * forward if backward else forward
+
+
 def gpt_comparison(configs: Sequence[str] = CONFIGS, seed: int = 0, **kwargs) -> dict:
     """Las cinco configuraciones, con todo lo demás igual (Capítulo 10).
 
-    Devuelve ``{"configs", "labels", "runs": {config: train_gpt(...)},
-    "unigram_loss", "vocab_size", "n_train", "n_val", "seconds", "cpu_seconds"}``.
-    ``kwargs`` pasa a ``train_gpt`` (``steps``, ``lr``, ``n_layers``...).
+    Entrenan a la vez (``train_gpts``). Devuelve ``{"configs", "labels", "runs":
+    {config: resultado de train_gpt}, "unigram_loss", "vocab_size", "n_train",
+    "n_val", "seconds", "cpu_seconds"}``. ``kwargs`` pasa a ``train_gpts`` (``steps``,
+    ``lr``, ``n_layers``...).
     """
     data = _dataset()
-    runs = {c: train_gpt(c, seed=seed, dataset=data, **kwargs) for c in configs}
+    trained = train_gpts([{"config": c, "seed": seed} for c in configs], dataset=data,
+                         **kwargs)
+    runs = dict(zip(configs, trained))
     return {
         "configs": list(configs),
         "labels": {c: CONFIG_LABELS[c] for c in configs},
@@ -451,6 +899,20 @@ def gpt_comparison(configs: Sequence[str] = CONFIGS, seed: int = 0, **kwargs) ->
     }
 
 
+def gpt_seeds(configs: Sequence[str] = ("post_ln", "pre_ln"),
+              seeds: Sequence[int] = (1, 2, 3, 4), **kwargs) -> dict:
+    """Las configuraciones ``configs`` con cada semilla de ``seeds`` (Capítulo 10).
+
+    Todos los entrenamientos van a la vez (``train_gpts``). Devuelve ``{"configs",
+    "seeds", "runs": {seed: {config: resultado de train_gpt}}}``; ``kwargs`` pasa a
+    ``train_gpts``.
+    """
+    members = [{"config": c, "seed": s} for s in seeds for c in configs]
+    trained = iter(train_gpts(members, dataset=_dataset(), **kwargs))
+    runs = {s: {c: next(trained) for c in configs} for s in seeds}
+    return {"configs": list(configs), "seeds": list(seeds), "runs": runs}
+
+
 def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
                    **kwargs) -> dict:
     """Post-LN a una tasa mayor, sin calentamiento y con él; Pre-LN sin él (Cap. 10).
@@ -458,16 +920,14 @@ def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
     Xiong et al. (2020) explican por qué Post-LN necesita calentamiento y Pre-LN no.
     Devuelve ``{"lr", "warmup", "runs": {"post_ln", "post_ln_warmup", "pre_ln"}}``,
     cada uno un resultado de ``train_gpt`` a la tasa ``lr``; solo ``"post_ln_warmup"``
-    calienta, durante ``warmup`` pasos.
+    calienta, durante ``warmup`` pasos. Los tres entrenan a la vez (``train_gpts``).
     """
-    data = _dataset()
-    common = dict(lr=lr, seed=seed, dataset=data, **kwargs)
-    runs = {
-        "post_ln": train_gpt("post_ln", **common),
-        "post_ln_warmup": train_gpt("post_ln", warmup=warmup, **common),
-        "pre_ln": train_gpt("pre_ln", **common),
-    }
-    return {"lr": lr, "warmup": warmup, "runs": runs}
+    names = ("post_ln", "post_ln_warmup", "pre_ln")
+    members = [{"config": "post_ln"}, {"config": "post_ln", "warmup": warmup},
+               {"config": "pre_ln"}]
+    trained = train_gpts([{**m, "seed": seed} for m in members], lr=lr,
+                         dataset=_dataset(), **kwargs)
+    return {"lr": lr, "warmup": warmup, "runs": dict(zip(names, trained))}
 
 
 # --- Dentro del modelo entrenado ------------------------------------------------------
