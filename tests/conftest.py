@@ -52,6 +52,7 @@ FLOAT_MODULES = {
     "test_numbers.py", "test_gpt_js.py", "test_experiments.py",
     "test_experiments_ch01.py", "test_experiments_ch05.py", "test_claims_ch09.py",
     "test_torch_parity.py", "test_blocks.py", "test_numerics.py", "test_gpt.py",
+    "test_gpt_batch.py",
 } | {f"test_exercises_ch{n:02d}.py" for n in range(1, 13)}
 FLOAT_TESTS = {"test_notebook_ran_top_to_bottom_without_errors"}
 

@@ -64,7 +64,8 @@ def _costly_functions() -> set[str]:
     from resnorm import experiments
 
     return {n for n in experiments.__all__ if callable(getattr(experiments, n))} | {
-        "train_gpt", "gpt_comparison", "lr_sensitivity", "identity_learning"}
+        "train_gpt", "train_gpts", "gpt_comparison", "gpt_seeds", "lr_sensitivity",
+        "identity_learning"}
 
 
 def _calls(node) -> set[str]:
