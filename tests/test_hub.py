@@ -57,6 +57,7 @@ from tests.test_publicar import (  # noqa: F401  (construccion: una fixture)
     clon,
     construccion,
     desnudo,
+    git,
     publicar,
     sellar,
 )
@@ -522,7 +523,7 @@ def test_the_kernel_runs_the_first_cells_and_prints_what_the_book_printed(ana, h
 
 
 def test_a_second_user_gets_their_own_copy_and_the_first_keeps_their_edits(
-        ana, hub, github, enlace):
+        ana, hub, github, enlace, tmp_path):
     ruta = f"{REPO}/{CAPITULO}"
     # Ana escribe en su copia (lo que hace Lab al guardar: PUT a la API).
     modelo = ana.api("GET", f"api/contents/{ruta}")
@@ -541,10 +542,29 @@ def test_a_second_user_gets_their_own_copy_and_the_first_keeps_their_edits(
     assert copia_berta.read_bytes() == github.cuaderno(CAPITULO)
     assert not copia_berta.samefile(copia_ana)
 
-    # Ana vuelve a seguir el enlace: nbgitpuller sincroniza sin tocar lo suyo.
+    # La rama recibe una novedad en otro capítulo y Ana vuelve a seguir el enlace:
+    # nbgitpuller le trae la novedad sin tocar lo suyo.
+    otro, novedad = publicar_novedad(github, tmp_path)
     ana.abrir(enlace)
     assert nota in copia_ana.read_text(encoding="utf-8")
+    assert (hub.home("ana") / REPO / otro).read_bytes() == novedad
     assert nota not in copia_berta.read_text(encoding="utf-8")
+
+
+def publicar_novedad(github: GitHub, carpeta: Path) -> tuple[str, bytes]:
+    """Un commit nuevo en la rama de los cuadernos que cambia otro capítulo (como
+    una publicación nueva): devuelve su nombre y su contenido nuevo."""
+    trabajo = carpeta / "novedad"
+    subprocess.run(["git", "clone", "--quiet", "--branch", RAMA,
+                    github.desnudo.as_uri(), str(trabajo)], check=True,
+                   timeout=PETICION)
+    otro = next(p for p in sorted(trabajo.glob("*.ipynb")) if p.name != CAPITULO)
+    cuaderno = nbformat.read(otro, as_version=4)
+    cuaderno.cells.append(nbformat.v4.new_markdown_cell("Novedad de la rama."))
+    nbformat.write(cuaderno, otro)
+    git(trabajo, "commit", "--quiet", "--all", "--message", "Novedad")
+    git(trabajo, "push", "--quiet", "origin", RAMA)
+    return otro.name, github.cuaderno(otro.name)
 
 
 def test_the_hubs_jupyterlab_speaks_spanish(ana):
