@@ -305,6 +305,7 @@ class Alumno:
         self.hub, self.nombre = hub, nombre
         self.sesion = requests.Session()
         self.base = f"{hub.url}/user/{nombre}/"
+        self.lab: requests.Response | None = None  # la página de Lab que abrió
 
     def get(self, url: str, **kwargs) -> requests.Response:
         """Abre una página (y sigue sus redirecciones), como el navegador."""
