@@ -40,9 +40,10 @@ FLOAT64_EPS = float(np.finfo(np.float64).eps)
 #: sobre d ≤ 8 valores (d sumas), unas pocas operaciones más (resta, cuadrado, raíz,
 #: división) y la cancelación al restar la media, que multiplica el error por
 #: |x|/σ (hasta ≈ 8 en los casos de los comprobadores). En los casos del capítulo 4,
-#: F.layer_norm en float32 se aparta unos 4 épsilons (por la escala del resultado);
-#: 32 deja margen y sigue separando cada error típico, que se aparta un 1 % o más
-#: (lo comprueban tests/test_exercises.py con respuestas y errores en float32).
+#: F.layer_norm en float32 se aparta unas 4 veces el épsilon (por la escala del
+#: resultado); 32 deja margen y sigue separando cada error típico, que se aparta un
+#: 1 % o más (lo comprueban tests/test_exercises.py con respuestas y errores en
+#: float32).
 SHORT_COMPUTATION = 32
 
 Case = tuple[str, tuple, Any]  # (descripción, argumentos, resultado esperado)
@@ -221,8 +222,8 @@ def tolerance(got: Any, expected: Any, rtol: float, atol: float,
 
     En float64 (los dos) es la del comprobador, estrecha. Si alguno es menos preciso
     (float32), cada una de las ``length`` operaciones de la cuenta puede añadir un
-    redondeo de un épsilon: se acepta un error de ``length`` épsilons, relativo a
-    cada valor y también a la escala del resultado (el mayor |valor| esperado),
+    redondeo de un épsilon: se acepta un error de ``length`` veces el épsilon,
+    relativo a cada valor y también a la escala del resultado (el mayor |valor|),
     porque un componente cercano a 0 (x − μ ≈ 0) hereda el error absoluto de los
     grandes.
     """

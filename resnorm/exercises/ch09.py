@@ -83,7 +83,7 @@ def check_residual_stream_std(fn: Callable) -> Feedback:
         "abre las pistas del ejercicio.",
         mistakes,
         rtol=1e-9,
-        # √2 ** L eleva también el redondeo de √2: en float32 se aparta ≈ L
-        # épsilons. Dos por capa, con margen.
+        # √2 ** L eleva también el redondeo de √2: en float32 se aparta ≈ L veces
+        # el épsilon. Dos por capa, con margen.
         length=2 * max(n for _, (n,), _ in cases),
     )
