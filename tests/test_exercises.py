@@ -11,6 +11,7 @@ Los comprobadores viven uno por capítulo (``resnorm/exercises/chNN.py``); cada
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import pytest
 
 from resnorm import exercises
 from resnorm.exercises import Feedback, check_function
-from resnorm.exercises._feedback import HOW_TO_RUN_URL
+from resnorm.exercises._feedback import HOW_TO_RUN_URL, rounding_unit, tolerance
 from tests.helpers import ROOT, VIEWPORTS, notebook_paths
 
 NOTEBOOKS = notebook_paths()
@@ -33,6 +34,22 @@ SOLUTIONS = [pair for t in CHAPTER_TESTS for pair in t.SOLUTIONS]
 MISTAKES = [m for t in CHAPTER_TESTS for m in getattr(t, "MISTAKES", [])]
 ALTERNATIVES = [a for t in CHAPTER_TESTS for a in getattr(t, "ALTERNATIVES", [])]
 IDS = [check.__name__ for check, _ in SOLUTIONS]
+#: Cada comprobador con una respuesta correcta en float32 y otra en float64: las de
+#: ``FLOAT32`` y ``FLOAT64`` de cada capítulo y la solución de referencia, float64 salvo
+#: si está en ``FLOAT32`` (la del 10.2, con el bloque float32 del capítulo).
+FLOAT32 = [(c, a, s) for t in CHAPTER_TESTS for c, a, s in getattr(t, "FLOAT32", [])]
+PRECISIONS = (
+    [(c, a, "float64", "la solución") for c, a in SOLUTIONS
+     if not any(c is c32 and a is a32 for c32, a32, _ in FLOAT32)]
+    + [(c, a, "float32", s) for c, a, s in FLOAT32]
+    + [(c, a, "float64", s) for t in CHAPTER_TESTS for c, a, s in
+       getattr(t, "FLOAT64", [])]
+)
+#: Comprobadores cuya respuesta no es un número de coma flotante: la predicción del
+#: 2.4 es una palabra y la comparación del 2.3, True o False (se calcula en float32,
+#: pero no lo devuelve).
+NOT_FLOATS = {"check_identity_prediction": "una palabra",
+              "check_vectors_close": "True o False"}
 
 
 def stub(*args):
@@ -135,6 +152,92 @@ def test_every_checker_accepts_a_right_answer_in_another_style():
     )
 
 
+@pytest.mark.parametrize(
+    "check,answer,dtype,style", PRECISIONS,
+    ids=[f"{c.__name__}-{d}-{s}" for c, _, d, s in PRECISIONS],
+)
+def test_a_right_answer_passes_in_float32_and_in_float64(check, answer, dtype, style):
+    """Issue 49: una respuesta correcta en float32 (torch por defecto, F.layer_norm,
+    nn.LayerNorm) pasa igual que una en float64; la tolerancia sigue al tipo."""
+    units = []
+
+    def spy(*args):
+        out = answer(*args)
+        units.append(rounding_unit(out))
+        return out
+
+    fb = check(spy)
+    assert fb.passed, f"{style} ({dtype}):\n{fb}"
+    if check.__name__ not in NOT_FLOATS:
+        # la prueba no es vacía: la respuesta devolvió de verdad ese tipo
+        assert float(np.finfo(dtype).eps) in units, (style, units)
+
+
+def test_every_checker_is_tried_in_float32_and_in_float64():
+    tried = {(c.__name__, d) for c, _, d, _ in PRECISIONS}
+    for check, _ in SOLUTIONS:
+        for dtype in ("float32", "float64"):
+            if dtype == "float32" and check.__name__ == "check_identity_prediction":
+                continue  # su respuesta es una palabra, sin números
+            assert (check.__name__, dtype) in tried, (
+                f"{check.__name__}: falta una respuesta correcta en {dtype} (FLOAT32 o "
+                "FLOAT64 de su tests/test_exercises_chNN.py)"
+            )
+
+
+@pytest.mark.parametrize(
+    "check,wrong,clue", MISTAKES, ids=[f"{c.__name__}-{k}" for c, _, k in MISTAKES]
+)
+def test_a_typical_mistake_in_float32_is_still_rejected(check, wrong, clue):
+    """La tolerancia de float32 crece con la longitud de la cuenta, pero no tanto
+    como para aceptar un error típico escrito en float32."""
+
+    def in_float32(*args):
+        return _float32(wrong(*args))
+
+    fb = check(in_float32)
+    assert not fb.passed, f"{check.__name__} aceptó en float32 un error típico"
+    assert clue in fb.hint, f"pista inesperada para {check.__name__}: {fb.hint!r}"
+
+
+def _float32(value):
+    if hasattr(value, "detach"):
+        return value.detach().float()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_float32(v) for v in value)
+    if isinstance(value, (float, np.floating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "f"
+    ):
+        return np.float32(value) if np.ndim(value) == 0 else value.astype(np.float32)
+    return value
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+@pytest.mark.parametrize(
+    "huge", [10**400, [10**400] * 4, (10**400, 10**400)], ids=["int", "lista", "pareja"]
+)
+def test_a_number_too_large_for_a_float_is_told_in_spanish(check, solution, huge):
+    """Issue 52: una función que devuelve 10**400 no escapa como OverflowError."""
+    fb = check(lambda *args: huge)
+    text = str(fb) + fb._repr_html_()
+    assert not fb.passed
+    assert "int too large" not in text and "Traceback" not in text, text
+    if check.__name__ != "check_identity_prediction":  # «No entiendo la respuesta»
+        # o, si no es la pareja que se pide, que se devuelva una pareja
+        assert any(w in text for w in ("demasiado grande", "pareja", "dos cosas")), text
+
+
+@pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
+def test_an_overflow_inside_the_function_is_told_in_spanish(check, solution):
+    def overflowing(*args):
+        return math.exp(1000.0)  # OverflowError: math range error
+
+    fb = check(overflowing)
+    assert not fb.passed
+    if check.__name__ != "check_identity_prediction":
+        assert "demasiado grande" in str(fb), str(fb)
+
+
 @pytest.mark.parametrize("check,solution", SOLUTIONS, ids=IDS)
 def test_a_function_that_forgets_return_is_told_so(check, solution):
     fb = check(lambda *args: None)
@@ -169,6 +272,69 @@ def test_a_typical_mistake_gets_the_hint_that_names_it(check, wrong, clue):
     assert len(lines) <= 12 and max(map(len, lines)) <= 400, str(fb)
 
 
+# --- Pistas escalonadas ------------------------------------------------------------
+
+#: Ejercicios cuya pista del comprobador señala y cuya receta espera en la Pista 2 del
+#: notebook (issue 49): comprobador, notebook, el stub, lo que solo dice la receta.
+STAGED = [
+    ("check_residual_grad", "02_conexion_residual", "def mi_derivada_residual",
+     ("requires_grad", "backward")),
+    ("check_undo_normalization", "05_gamma_beta", "def deshacer", ("np.full",)),
+    ("check_unigram_loss", "10_gpt_diminuto", "def perdida_frecuencias",
+     ("bincount",)),
+]
+
+
+def _hints_after(path: Path, stub: str) -> str:
+    import nbformat
+
+    cells = nbformat.read(path, as_version=4).cells
+    (i,) = [k for k, c in enumerate(cells) if c.cell_type == "code"
+            and "ejercicio" in c.metadata.get("tags", []) and stub in c.source]
+    hints = []
+    for cell in cells[i + 1:]:
+        if cell.cell_type != "markdown" or "solution-start" in cell.source:
+            break
+        hints.append(cell.source)
+    return "\n".join(hints)
+
+
+@pytest.mark.parametrize("name,notebook,stub,recipe", STAGED,
+                         ids=[s[0] for s in STAGED])
+def test_the_first_hint_points_and_the_recipe_waits_for_the_second(
+    name, notebook, stub, recipe
+):
+    general = getattr(exercises, name)(lambda *args: 0.123456789).hint
+    assert "abre las pistas del ejercicio" in general, general
+    assert not any(step in general for step in recipe), general
+    hints = _hints_after(ROOT / "notebooks" / f"{notebook}.ipynb", stub)
+    assert "Pista 1" in hints and "Pista 2" in hints and "dropdown" in hints, hints
+    first, second = hints.split("Pista 2", 1)
+    assert all(step in second for step in recipe), second
+    assert not any(step in first for step in recipe), first
+
+
+def test_checker_titles_use_the_glossary_terms():
+    """«Std» no es un término del glosario: «desviación estándar» sí."""
+    for check, _ in SOLUTIONS:
+        title = check(stub).title
+        assert not re.search(r"\bstd\b", title, re.I), title
+
+
+def test_exercise_statements_do_not_repeat_a_word():
+    """«un array de forma `forma`» se lee «de forma forma» (issue 49)."""
+    import nbformat
+
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown" or "{exercise}" not in cell.source:
+                continue
+            text = re.sub(r"\$[^$]*\$", " § ", cell.source)  # sin fórmulas: F(t) = −t
+            doubled = re.search(r"\b([^\W\d_]+)\s+\1\b", text.replace("`", ""),
+                                re.I)
+            assert not doubled, f"{path.name}: «{doubled.group(0)}»"
+
+
 # --- check_function y Feedback ------------------------------------------------------
 
 CASES = [("media de [2, 4]", ([2, 4],), 3.0)]
@@ -198,6 +364,43 @@ def test_check_function_reports_wrong_values_and_exceptions():
     assert not fb and "ZeroDivisionError" in str(fb)
     fb = check_function("Media", lambda x: None, CASES, "")
     assert "return" in str(fb)
+
+
+@pytest.mark.parametrize("expected", [-0.2655761, 1.656689, 4.0483766e-05, 9402.9])
+@pytest.mark.parametrize("off", [2e-6, 1e-5, 3e-4])
+def test_two_different_numbers_are_never_shown_equal(expected, off):
+    """Issue 49: nunca «obtuve −0.265576 y se esperaba −0.265576»."""
+    got = expected * (1 + off)
+    for shape in [(), (4,), (2, 3, 8)]:
+        e = np.full(shape, expected)
+        g = e.copy()
+        g.flat[-1] = got
+        fb = check_function("Prueba", lambda g=g: g, [("caso", (), e)], "", atol=0.0)
+        assert not fb.passed
+        numbers = re.findall(r"-?\d[\d.e+-]*", fb.lines[0].split(":", 1)[1])
+        shown = [n for n in numbers if "." in n or "e" in n]
+        assert len(set(shown)) >= 2, fb.lines[0]
+
+
+def test_float32_tolerance_grows_with_the_length_of_the_computation():
+    e = np.array([1.0, -0.5, 0.0])
+    assert tolerance(e, e, 1e-6, 1e-9) == (1e-6, 1e-9)  # float64: la del comprobador
+    eps32 = float(np.finfo(np.float32).eps)
+    rtol, atol = tolerance(e.astype(np.float32), e, 1e-6, 1e-9, length=10)
+    assert rtol == pytest.approx(10 * eps32) and atol == pytest.approx(10 * eps32)
+    rtol, atol = tolerance(e.astype(np.float32), 100 * e, 1e-6, 1e-9, length=50)
+    assert rtol == pytest.approx(50 * eps32) and atol == pytest.approx(5000 * eps32)
+
+
+def test_rounding_unit_reads_the_dtype_of_numpy_torch_and_python_numbers():
+    import torch
+
+    eps32, eps64 = (float(np.finfo(t).eps) for t in (np.float32, np.float64))
+    assert rounding_unit(0.5) == rounding_unit(3) == rounding_unit(True) == eps64
+    assert rounding_unit(np.float32(0.5)) == rounding_unit(torch.ones(2)) == eps32
+    assert rounding_unit(torch.ones(2, dtype=torch.float64)) == eps64
+    assert rounding_unit((np.zeros(2), torch.zeros(2))) == eps32  # el menos preciso
+    assert rounding_unit(torch.arange(3)) == eps64  # enteros: exactos
 
 
 def test_feedback_renders_html_without_raw_markup():

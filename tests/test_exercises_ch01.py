@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from resnorm.exercises import ch01
 
 
@@ -56,4 +58,24 @@ ALTERNATIVES = [
     (ch01.check_depth_factor, _depth_factor_loop, "bucle"),
     (ch01.check_depth_factor, lambda f, d: __import__("math").pow(f, d), "math.pow"),
     (ch01.check_residual_stack, _residual_stack_reduce, "reduce"),
+]
+
+
+def _depth_factor_float32(factor, depth):
+    import torch
+
+    return torch.tensor(factor) ** depth  # torch.tensor(0.9) es float32
+
+
+def _residual_stack_float32(x, layers):
+    h = np.asarray(x, dtype=np.float32)
+    for layer in layers:
+        h = h + layer(h)
+    return h
+
+
+#: Respuestas correctas en float32 (el tipo por defecto de torch): también pasan.
+FLOAT32 = [
+    (ch01.check_depth_factor, _depth_factor_float32, "torch.tensor(factor) ** depth"),
+    (ch01.check_residual_stack, _residual_stack_float32, "NumPy en float32"),
 ]

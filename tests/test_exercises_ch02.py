@@ -63,6 +63,10 @@ MISTAKES = [
     (ch02.check_residual_grad, _grad_value, "no su derivada"),
     (ch02.check_vectors_close, lambda a, b: bool(np.all(a == b)), "igualdad exacta"),
     (ch02.check_vectors_close, lambda a, b: np.isclose(a, b), "variante"),
+    (ch02.check_vectors_close,
+     lambda a, b: bool(np.isclose(np.sum(a), np.sum(b))), "Comparas las sumas"),
+    (ch02.check_vectors_close,
+     lambda a, b: np.allclose(sorted(a), sorted(b)), "Ordenas los vectores"),
     (ch02.check_identity_prediction, lambda: "plana", "tanh se curva"),
     (ch02.check_identity_prediction, lambda: "iguales", "No acaban igual"),
     (ch02.check_identity_weights, lambda d: (np.eye(d), np.zeros(d)), "W = I"),
@@ -71,11 +75,26 @@ MISTAKES = [
 
 
 def test_the_prediction_accepts_accents_capitals_and_synonyms():
-    for answer in ("Residual", "  residual ", "con atajo", "«residual»"):
+    for answer in ("Residual", "  residual ", "con atajo", "«residual»",
+                   "La capa residual", "la capa residual.", "Gana la residual",
+                   "La capa con atajo"):
         assert ch02.check_identity_prediction(lambda a=answer: a).passed, answer
-    assert ch02.check_identity_prediction(lambda: "Sin atajo").hint.startswith(
-        "La capa plana"
-    )
+    for answer in ("Sin atajo", "La capa plana", "la plana"):
+        fb = ch02.check_identity_prediction(lambda a=answer: a)
+        assert fb.hint.startswith("La capa plana"), (answer, str(fb))
+    for answer in ("Las dos iguales", "empate", "Las dos"):
+        fb = ch02.check_identity_prediction(lambda a=answer: a)
+        assert fb.hint.startswith("No acaban igual"), (answer, str(fb))
+
+
+def test_comparing_summaries_of_the_vectors_is_not_comparing_them():
+    """Ejercicio 2.3: «coinciden» es componente a componente. Dos vectores con la
+    misma suma, o con los mismos números en otro orden, no coinciden."""
+    for summary in (lambda a, b: bool(np.isclose(np.sum(a), np.sum(b))),
+                    lambda a, b: np.allclose(np.sort(a), np.sort(b))):
+        fb = ch02.check_vectors_close(summary)
+        assert not fb.passed, str(fb)
+        assert any(line.startswith("✗") for line in fb.lines)
 
 
 def test_an_answer_the_prediction_checker_does_not_know_is_told_so():
@@ -96,6 +115,9 @@ def test_the_general_hints_do_not_give_the_code():
     for check in (ch02.check_residual_sum, ch02.check_vectors_close):
         hint = check(lambda *args: 42.0).hint
         assert "x + fx" not in hint and "allclose(a, b)" not in hint, hint
+    # Issue 49: la del 2.2 tampoco es la receta (requires_grad, backward, grad).
+    hint = ch02.check_residual_grad(lambda *args: 42.0).hint
+    assert not any(step in hint for step in ("requires_grad", "backward", ".grad"))
 
 
 def _residual_sum_torch(x, fx):
@@ -123,4 +145,35 @@ ALTERNATIVES = [
     (ch02.check_identity_prediction, lambda: "Residual", "mayúscula"),
     (ch02.check_identity_weights,
      lambda d: (np.zeros((d, d)).tolist(), [0.0] * d), "listas"),
+]
+
+
+def _residual_sum_float32(x, fx):
+    import torch
+
+    return torch.tensor(x, dtype=torch.float32) + torch.tensor(fx, dtype=torch.float32)
+
+
+def _residual_grad_float32(F, x):
+    import torch
+
+    t = torch.tensor(x, requires_grad=True)  # un float de Python: float32
+    (t + F(t)).backward()
+    return t.grad
+
+
+def _identity_weights_float32(d):
+    import torch
+
+    return torch.zeros(d, d), torch.zeros(d)
+
+
+#: Respuestas correctas en float32 (el tipo por defecto de torch): también pasan. La
+#: predicción (2.4) no tiene números: es una palabra.
+FLOAT32 = [
+    (ch02.check_residual_sum, _residual_sum_float32, "tensores float32"),
+    (ch02.check_residual_grad, _residual_grad_float32, "torch.tensor(x) float32"),
+    (ch02.check_vectors_close,
+     lambda a, b: np.allclose(np.float32(a), np.float32(b)), "NumPy en float32"),
+    (ch02.check_identity_weights, _identity_weights_float32, "torch.zeros"),
 ]

@@ -98,3 +98,17 @@ ALTERNATIVES = [
     (ch03.check_std, _torch(lambda t: t.std(correction=0)), "torch con gradiente"),
     (ch03.check_std, lambda x: np.std(x), "np.std"),
 ]
+
+
+def _float32(x):
+    import torch
+
+    return torch.tensor(x, dtype=torch.float32)
+
+
+#: Respuestas correctas en float32 (el tipo por defecto de torch): también pasan.
+FLOAT32 = [
+    (ch03.check_mean, lambda x: _float32(x).mean(), "torch float32"),
+    (ch03.check_variance, lambda x: _float32(x).var(correction=0), "torch float32"),
+    (ch03.check_std, lambda x: _float32(x).std(correction=0), "torch float32"),
+]

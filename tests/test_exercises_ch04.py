@@ -179,3 +179,42 @@ ALTERNATIVES = [
     (ch04.check_layer_norm_axis, _ln_torch, "torch con gradiente"),
     (ch04.check_batch_to_layer_norm, _ln_keepdim, "keepdims"),
 ]
+
+
+def _ln_float32(x, eps=1e-5):
+    """Como la §4.6: F.layer_norm sobre un tensor float32."""
+    import torch
+    import torch.nn.functional as F
+
+    t = torch.tensor(x, dtype=torch.float32)
+    return F.layer_norm(t, t.shape[-1:], eps=eps)
+
+
+def _ln_module_float32(x, eps=1e-5):
+    """Como la §4.6: torch.nn.LayerNorm, con sus γ y β en float32."""
+    import torch
+
+    layer = torch.nn.LayerNorm(np.shape(x)[-1], eps=eps)
+    return layer(torch.tensor(x, dtype=torch.float32))  # aún pide gradiente
+
+
+#: Respuestas correctas en float32, escritas como las escribe el capítulo: también
+#: pasan (issue 49: «obtuve −0.265576 y se esperaba −0.265576»).
+FLOAT32 = [
+    (ch04.check_layer_norm, _ln_float32, "F.layer_norm float32"),
+    (ch04.check_layer_norm, _ln_module_float32, "nn.LayerNorm"),
+    (ch04.check_layer_norm_batch, _ln_float32, "F.layer_norm float32"),
+    (ch04.check_layer_norm_batch, _ln_module_float32, "nn.LayerNorm"),
+    (ch04.check_layer_norm_axis, _ln_float32, "F.layer_norm float32"),
+    (ch04.check_batch_to_layer_norm, _ln_float32, "F.layer_norm float32"),
+]
+
+
+def test_a_typical_mistake_written_in_float32_still_gets_its_hint():
+    def eps_outside_float32(x, eps=1e-5):
+        x = np.asarray(x, dtype=np.float32)
+        c = x - x.mean(axis=-1, keepdims=True)
+        return c / (np.sqrt((c**2).mean(axis=-1, keepdims=True)) + np.float32(eps))
+
+    fb = ch04.check_layer_norm(eps_outside_float32)
+    assert not fb.passed and "fuera de la raíz" in fb.hint, str(fb)

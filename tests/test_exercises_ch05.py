@@ -72,3 +72,29 @@ ALTERNATIVES = [
      lambda x, eps=1e-5: (float(np.sqrt(np.var(x) + eps)), float(np.mean(x))),
      "escalares"),
 ]
+
+
+def _affine_nn_layer_norm_float32(x, gamma, beta, eps=1e-5):
+    """Como la §5.2: nn.LayerNorm, con γ y β copiados y un tensor float32."""
+    import torch
+
+    layer = torch.nn.LayerNorm(len(x), eps=eps)
+    with torch.no_grad():
+        layer.weight.copy_(torch.tensor(gamma))
+        layer.bias.copy_(torch.tensor(beta))
+        return layer(torch.tensor(x, dtype=torch.float32))
+
+
+def _undo_float32(x, eps=1e-5):
+    import torch
+
+    t = torch.tensor(x, dtype=torch.float32)
+    return torch.sqrt(t.var(correction=0) + eps), t.mean()
+
+
+#: Respuestas correctas en float32, escritas como las escribe el capítulo: también
+#: pasan.
+FLOAT32 = [
+    (ch05.check_layer_norm_affine, _affine_nn_layer_norm_float32, "nn.LayerNorm"),
+    (ch05.check_undo_normalization, _undo_float32, "torch float32"),
+]

@@ -106,3 +106,38 @@ ALTERNATIVES = [
     (ch06.check_rms_norm, _rms_torch, "torch con gradiente"),
     (ch06.check_layer_norm_fixed, _layer_norm_fixed_torch, "torch con gradiente"),
 ]
+
+
+def _rms_float32(x, eps):
+    import torch
+    import torch.nn.functional as F
+
+    t = torch.tensor(x, dtype=torch.float32)
+    return F.rms_norm(t, t.shape[-1:], eps=eps)
+
+
+def _layer_norm_fixed_float32(x, eps):
+    return layer_norm_fixed(x.float(), eps)
+
+
+#: Respuestas correctas en float32: también pasan.
+FLOAT32 = [
+    (ch06.check_rms_norm, _rms_float32, "F.rms_norm float32"),
+    (ch06.check_layer_norm_fixed, _layer_norm_fixed_float32, "x.float()"),
+]
+
+
+def test_rms_norm_cases_are_numpy_arrays_as_the_statement_says():
+    """El enunciado promete «un array de NumPy»: x.mean(...) y x**2 deben valer."""
+    def with_array_methods(x, eps):
+        return x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps)
+
+    seen = []
+
+    def spy(x, eps):
+        seen.append(type(x))
+        return with_array_methods(x, eps)
+
+    fb = ch06.check_rms_norm(spy)
+    assert fb.passed, str(fb)
+    assert seen and all(t is np.ndarray for t in seen), seen

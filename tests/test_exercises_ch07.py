@@ -109,3 +109,26 @@ ALTERNATIVES = [
     (ch07.check_post_ln, _post_ln_keepdims, "keepdims"),
     (ch07.check_pre_ln_forward, _pre_ln_forward_named, "con nombres"),
 ]
+
+
+def _post_ln_float32(x, sublayer):
+    import torch
+    import torch.nn.functional as F
+
+    h = np.asarray(x, dtype=np.float32)
+    t = torch.tensor(h + sublayer(h), dtype=torch.float32)
+    return F.layer_norm(t, t.shape[-1:])
+
+
+def _pre_ln_forward_float32(block, x):
+    import copy
+
+    block = copy.deepcopy(block).float()  # una copia: el bloque del caso no cambia
+    return pre_ln_forward(block, x.float())
+
+
+#: Respuestas correctas en float32: también pasan.
+FLOAT32 = [
+    (ch07.check_post_ln, _post_ln_float32, "F.layer_norm float32"),
+    (ch07.check_pre_ln_forward, _pre_ln_forward_float32, "bloque en float32"),
+]

@@ -77,3 +77,31 @@ ALTERNATIVES = [
     (ch08.check_perro_post_ln, _perro_post_torch, "torch con gradiente"),
     (ch08.check_perro_pre_ln, _perro_pre_list, "lista"),
 ]
+
+
+def _ln_float32(v, gamma, beta):
+    import torch
+    import torch.nn.functional as F
+
+    def f32(a):
+        return torch.tensor(np.asarray(a), dtype=torch.float32)
+
+    return F.layer_norm(f32(v), (4,), f32(gamma), f32(beta))
+
+
+def _perro_post_float32(ex):
+    x1 = _ln_float32(ex.x + ex.attention_output, ex.gamma1, ex.beta1).numpy()
+    return _ln_float32(x1 + ex.ffn(x1), ex.gamma2, ex.beta2)
+
+
+def _perro_pre_float32(ex):
+    h = (ex.x + ex.attention_output).astype(np.float32)
+    normalised = _ln_float32(h, ex.gamma2, ex.beta2).numpy()
+    return h + ex.ffn(normalised).astype(np.float32)
+
+
+#: Respuestas correctas en float32: también pasan.
+FLOAT32 = [
+    (ch08.check_perro_post_ln, _perro_post_float32, "F.layer_norm float32"),
+    (ch08.check_perro_pre_ln, _perro_pre_float32, "float32"),
+]

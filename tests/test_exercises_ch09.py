@@ -53,3 +53,28 @@ ALTERNATIVES = [
     (ch09.check_residual_stream_std, _residual_loop, "bucle"),
     (ch09.check_residual_stream_std, lambda n: 2 ** (n / 2), "2^(L/2)"),
 ]
+
+
+def _pre_ln_std_float32(n):
+    import torch
+
+    return torch.sqrt(torch.tensor(1.0 + n))  # float32
+
+
+def _residual_std_float32(n):
+    import torch
+
+    return torch.tensor(2.0).sqrt() ** n  # el redondeo de √2, elevado a n
+
+
+#: Respuestas correctas en float32 (el tipo por defecto de torch): también pasan.
+FLOAT32 = [
+    (ch09.check_pre_ln_stream_std, _pre_ln_std_float32, "torch float32"),
+    (ch09.check_residual_stream_std, _residual_std_float32, "torch float32"),
+]
+
+
+def test_the_titles_say_desviacion_estandar_as_the_glossary():
+    for check in (ch09.check_pre_ln_stream_std, ch09.check_residual_stream_std):
+        title = check(lambda n: 0.0).title
+        assert title.startswith("Desviación estándar del flujo residual"), title

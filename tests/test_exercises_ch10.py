@@ -101,3 +101,30 @@ ALTERNATIVES = [
     (ch10.check_unigram_loss, _unigram_counter, "Counter"),
     (ch10.check_remove_ffn_shortcut, _without_ffn_shortcut_named, "con nombres"),
 ]
+
+
+def _unigram_float32(train, val, vocab_size):
+    import torch
+
+    counts = torch.bincount(torch.tensor(train), minlength=vocab_size).float() + 1
+    return -torch.log((counts / counts.sum())[torch.tensor(val)]).mean()
+
+
+def _without_ffn_shortcut_float64(block, x):
+    import copy
+
+    block = copy.deepcopy(block).double()  # una copia: el bloque del caso no cambia
+    return ch10._solution(block, x.double())
+
+
+#: Respuestas correctas en float32: también pasan. (El bloque del ejercicio 10.2 ya es
+#: float32, como el del capítulo: su solución es la respuesta float32.)
+FLOAT32 = [
+    (ch10.check_unigram_loss, _unigram_float32, "torch float32"),
+    (ch10.check_remove_ffn_shortcut, ch10._solution, "el bloque float32 del caso"),
+]
+
+#: Respuestas correctas en float64 que no son la solución de referencia.
+FLOAT64 = [
+    (ch10.check_remove_ffn_shortcut, _without_ffn_shortcut_float64, "bloque.double()"),
+]

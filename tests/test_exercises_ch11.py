@@ -71,3 +71,33 @@ ALTERNATIVES = [
     (ch11.check_layernorm_count, _count_dict, "diccionario"),
     (ch11.check_pre_ln_stack, _pre_ln_stack_sublayers, "bucle por subcapa"),
 ]
+
+
+def _count_float32(n_blocks, order):
+    import torch
+
+    return torch.tensor(layernorm_count(n_blocks, order), dtype=torch.float32)
+
+
+def _pre_ln_stack_float32(x, blocks, eps):
+    import torch
+    import torch.nn.functional as F
+
+    def ln(t):
+        return F.layer_norm(t, t.shape[-1:], eps=eps)
+
+    def float32(a):
+        return torch.tensor(np.asarray(a), dtype=torch.float32)
+
+    h = float32(x)
+    for attention, ffn in blocks:
+        h = h + float32(attention(ln(h).numpy()))
+        h = h + float32(ffn(ln(h).numpy()))
+    return ln(h)
+
+
+#: Respuestas correctas en float32: también pasan.
+FLOAT32 = [
+    (ch11.check_layernorm_count, _count_float32, "tensor float32"),
+    (ch11.check_pre_ln_stack, _pre_ln_stack_float32, "F.layer_norm float32"),
+]

@@ -126,6 +126,10 @@ def test_layer_norm_questions_match_the_formula():
     assert q.answer == pytest.approx((X[3] - X.mean()) / X.std())
     assert _mistake(q, "muestral") == pytest.approx((X[3] - X.mean()) / X.std(ddof=1))
     assert _mistake(q, "σ²") == pytest.approx((X[3] - X.mean()) / X.var())
+    # El desliz del texto original (el aviso del capítulo 4): σ = 0.198 da 1.654.
+    assert _mistake(q, "0.198") == pytest.approx((X[3] - X.mean()) / 0.198)
+    assert round(_mistake(q, "0.198"), 3) == 1.654
+    assert abs(_mistake(q, "0.198") - q.answer) > 2 * q.tol  # se distingue
     q = _numeric("ch04-epsilon")
     assert q.answer == pytest.approx((X[3] - X.mean()) / np.sqrt(X.var() + 1e-3))
     assert _mistake(q, "fuera de la raíz") == pytest.approx(
@@ -621,6 +625,61 @@ def test_every_numeric_question_is_diagnosed_in_javascript(js):
         assert got["status"] == status
         if name:
             assert got["mistake"]["name"] == name
+
+
+#: Un error típico está «cerca» de la respuesta si se aparta de ella un 10 % o menos.
+CLOSE_FRACTION = 0.1
+
+
+def test_a_mistake_opens_with_casi_only_when_it_is_close_to_the_answer(js):
+    """Issue 49: «Casi: multiplicaste 0.9 por 96» con 86.4 frente a 4·10⁻⁵, no."""
+    cases, expected = [], []
+    for key in bank.chapters():
+        for questions in bank.chapter(key).values():
+            for q in map(question_state, questions):
+                if q["type"] != "numeric":
+                    continue
+                for m in q["mistakes"]:
+                    cases.append(["checkNumeric", [q, m["value"]]])
+                    close = (abs(m["value"] - q["answer"])
+                             <= CLOSE_FRACTION * abs(q["answer"]))
+                    expected.append((q["id"], m["name"], close))
+    out = js(cases)
+    seen = set()
+    for got, (qid, name, close) in zip(out, expected, strict=True):
+        assert got["status"] == "mistake" and got["close"] is close, (qid, name)
+        opening = "Casi: " if close else "Todavía no: "
+        assert got["message"].startswith(opening + name), (qid, got["message"])
+        seen.add(close)
+    assert seen == {True, False}  # el banco tiene de los dos
+
+
+def test_far_and_close_mistakes_of_the_issue_read_as_they_should(js):
+    far = question_state(_numeric("ch01-factor-09"))
+    near = question_state(_numeric("ch04-componente"))
+    out = js([["checkNumeric", [far, 86.4]], ["checkNumeric", [near, 1.654]],
+              ["isClose", [1.09, 1.0]], ["isClose", [1.11, 1.0]]])
+    assert out[0]["message"].startswith("Todavía no: multiplicaste 0.9 por 96")
+    assert out[1]["message"].startswith("Casi: redondeaste σ a 0.198")
+    assert out[2:] == [True, False]
+
+
+def test_quiz_texts_say_entrada_not_input():
+    texts = []
+    for key in bank.chapters():
+        for questions in bank.chapter(key).values():
+            for q in questions:
+                texts.append(q.prompt)
+                texts += [o.text + " " + o.explanation
+                          for o in getattr(q, "options", ())]
+                texts += [m.name + " " + m.explanation
+                          for m in getattr(q, "mistakes", ())]
+    for text in texts:
+        assert not re.search(r"\b(input|output)s?\b", text, re.I), text
+
+
+def test_the_post_ln_count_says_each_block_has_two_sublayers():
+    assert "bloques de dos subcapas" in _numeric("ch07-cuantas-post").prompt
 
 
 def test_progress_counts_only_right_answers_of_the_current_version(js):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import html
-import math
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -30,6 +30,21 @@ PASSED_MARK = "\u2713"
 FAILED_MARK = "\u2717"
 #: Un resultado con más valores que estos se resume en una línea, no se imprime.
 SHOWN_VALUES = 8
+#: Las cifras significativas con que se muestra un número; si dos números distintos
+#: se ven iguales así, se muestran con las cifras que hagan falta para distinguirlos.
+SHOWN_DIGITS = 6
+#: El épsilon de máquina de float64, 2⁻⁵² ≈ 2.2·10⁻¹⁶: con él, cada comprobador usa
+#: su propia tolerancia, estrecha.
+FLOAT64_EPS = float(np.finfo(np.float64).eps)
+#: Cuántos redondeos puede acumular la cuenta de un ejercicio corto: una reducción
+#: sobre d ≤ 8 valores (d sumas), unas pocas operaciones más (resta, cuadrado, raíz,
+#: división) y la cancelación al restar la media, que multiplica el error por
+#: |x|/σ (hasta ≈ 8 en los casos de los comprobadores). En los casos del capítulo 4,
+#: F.layer_norm en float32 se aparta unas 4 veces el épsilon (por la escala del
+#: resultado); 32 deja margen y sigue separando cada error típico, que se aparta un
+#: 1 % o más (lo comprueban tests/test_exercises.py con respuestas y errores en
+#: float32).
+SHORT_COMPUTATION = 32
 
 Case = tuple[str, tuple, Any]  # (descripción, argumentos, resultado esperado)
 Mistake = tuple[str, Callable]  # (pista, una función que comete ese error)
@@ -147,41 +162,145 @@ def to_numpy(value: Any) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
+#: Lo que puede lanzar convertir una respuesta en números: un texto (ValueError), un
+#: objeto cualquiera (TypeError), un tensor raro (RuntimeError) o un entero de Python
+#: que no cabe en un float, como 10**400 (OverflowError).
+NOT_NUMBERS = (TypeError, ValueError, RuntimeError, OverflowError)
+
+#: Un número que no cabe en un float, dicho en español (sin la traza de Python).
+TOO_LARGE_NUMBER = (
+    "un número demasiado grande para un float (el mayor float64 es ≈ 1.8·10³⁰⁸): "
+    "¿se te ha colado una potencia o un producto de más?"
+)
+TOO_LARGE = f"la función devuelve {TOO_LARGE_NUMBER}"
+
+
+def raised(exc: BaseException) -> str:
+    """«la función lanzó …», con el desbordamiento dicho en español."""
+    if isinstance(exc, OverflowError):
+        return f"la función lanzó OverflowError: calcula {TOO_LARGE_NUMBER}"
+    return f"la función lanzó {type(exc).__name__}: {exc}"
+
+
+def too_large(value: Any) -> bool:
+    """¿Lleva ``value`` un entero de Python que no cabe en un float (10**400)?"""
+    try:
+        to_numpy(value)
+    except OverflowError:
+        return True
+    except NOT_NUMBERS:
+        pass
+    return False
+
+
+def rounding_unit(value: Any) -> float:
+    """El épsilon de máquina del tipo menos preciso de los números de ``value``.
+
+    2⁻²³ ≈ 1.2·10⁻⁷ en float32 (un tensor de torch por defecto, ``nn.LayerNorm``),
+    2⁻⁵² ≈ 2.2·10⁻¹⁶ en float64 (NumPy por defecto, los float de Python); los
+    enteros y los booleanos son exactos y cuentan como float64.
+    """
+    if isinstance(value, (list, tuple)):
+        return max((rounding_unit(v) for v in value), default=FLOAT64_EPS)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return FLOAT64_EPS
+    if hasattr(value, "detach"):  # un tensor: torch ya está importado
+        import torch
+
+        if dtype.is_floating_point or dtype.is_complex:
+            return float(torch.finfo(dtype).eps)
+        return FLOAT64_EPS
+    if np.issubdtype(dtype, np.inexact):
+        return float(np.finfo(dtype).eps)
+    return FLOAT64_EPS
+
+
+def tolerance(got: Any, expected: Any, rtol: float, atol: float,
+              length: float = SHORT_COMPUTATION) -> tuple[float, float]:
+    """La tolerancia ``(rtol, atol)`` con que se compara ``got`` con ``expected``.
+
+    En float64 (los dos) es la del comprobador, estrecha. Si alguno es menos preciso
+    (float32), cada una de las ``length`` operaciones de la cuenta puede añadir un
+    redondeo de un épsilon: se acepta un error de ``length`` veces el épsilon,
+    relativo a cada valor y también a la escala del resultado (el mayor |valor|),
+    porque un componente cercano a 0 (x − μ ≈ 0) hereda el error absoluto de los
+    grandes.
+    """
+    unit = max(rounding_unit(got), rounding_unit(expected))
+    if unit <= FLOAT64_EPS:
+        return rtol, atol
+    try:
+        e = np.abs(to_numpy(expected))
+    except NOT_NUMBERS:
+        return rtol, atol
+    finite = e[np.isfinite(e)]
+    scale = float(finite.max()) if finite.size else 0.0
+    return max(rtol, length * unit), max(atol, length * unit * scale)
+
+
+def _format(value: np.ndarray, digits: int) -> str:
+    if value.ndim == 0:
+        return f"{float(value):.{digits}g}"
+    with np.printoptions(floatmode="maxprec"):
+        return np.array2string(value, precision=digits, separator=", ")
+
+
+def _formats(got: np.ndarray, expected: np.ndarray) -> tuple[str, str]:
+    """Los dos valores escritos con ``SHOWN_DIGITS`` cifras, o con las que hagan falta
+    para que no se vean iguales siendo distintos (−0.265576 y −0.2655758)."""
+    g = e = ""
+    for digits in range(SHOWN_DIGITS, 18):
+        g, e = _format(got, digits), _format(expected, digits)
+        if g != e:
+            break
+    return g, e
+
+
 def _describe(value: Any) -> str:
     try:
         arr = to_numpy(value)
-    except (TypeError, ValueError, RuntimeError):
-        return repr(value)
-    if arr.ndim == 0:
-        return f"{float(arr):.6g}"
-    return np.array2string(arr, precision=6, separator=", ")
+    except NOT_NUMBERS:
+        return reprlib.repr(value)
+    return _format(arr, SHOWN_DIGITS)
 
 
 def _shape(shape: tuple) -> str:
     return "(" + ", ".join(str(n) for n in shape) + (",)" if len(shape) == 1 else ")")
 
 
-def describe_mismatch(got: Any, expected: Any) -> str:
+def describe_mismatch(got: Any, expected: Any, rtol: float = 1e-6,
+                      atol: float = 1e-9) -> str:
     """Qué falla, en una línea si el resultado es grande (un tensor (2, 3, 8) son 48
-    números: imprimirlos no ayuda a nadie)."""
+    números: imprimirlos no ayuda a nadie). Dos números distintos nunca se muestran
+    iguales: se escriben con las cifras que hagan falta."""
+    if too_large(got):
+        return TOO_LARGE
     try:
         g, e = to_numpy(got), to_numpy(expected)
-    except (TypeError, ValueError, RuntimeError):
+    except NOT_NUMBERS:
         return f"obtuve {_describe(got)}, se esperaba {_describe(expected)}"
+    if isinstance(got, (bool, np.bool_)) or isinstance(expected, (bool, np.bool_)):
+        return f"obtuve {got}, se esperaba {expected}"
     if g.size <= SHOWN_VALUES and e.size <= SHOWN_VALUES:
-        return f"obtuve {_describe(g)}, se esperaba {_describe(e)}"
+        shown_g, shown_e = _formats(g, e)
+        if g.shape != e.shape and shown_g == shown_e:
+            return (f"obtuve un resultado de forma {_shape(g.shape)}; se esperaba la "
+                    f"forma {_shape(e.shape)}")
+        return f"obtuve {shown_g}, se esperaba {shown_e}"
     if g.shape != e.shape:
         return (f"obtuve un resultado de forma {_shape(g.shape)}; se esperaba la "
                 f"forma {_shape(e.shape)}")
     with np.errstate(all="ignore"):
         diff = np.abs(g - e)
-    wrong = ~np.isclose(g, e, rtol=1e-6, atol=1e-9)
+    wrong = ~np.isclose(g, e, rtol=rtol, atol=atol)
     worst = np.unravel_index(int(np.nanargmax(np.where(wrong, diff, -1.0))), g.shape)
     where = ", ".join(str(int(i)) for i in worst)
+    shown_g, shown_e = _formats(g[worst], e[worst])
     return (
         f"la forma {_shape(g.shape)} es la correcta, pero {int(wrong.sum())} de "
         f"{g.size} valores no coinciden; por ejemplo, en [{where}] obtuve "
-        f"{float(g[worst]):.6g} y se esperaba {float(e[worst]):.6g}"
+        f"{shown_g} y se esperaba {shown_e}"
     )
 
 
@@ -189,7 +308,7 @@ def _close(got: Any, expected: Any, rtol: float, atol: float) -> bool:
     try:
         g = to_numpy(got)
         e = to_numpy(expected)
-    except (TypeError, ValueError, RuntimeError):
+    except NOT_NUMBERS:
         return False
     if g.shape != e.shape:
         return False
@@ -203,12 +322,15 @@ def check_function(
     hint: str,
     rtol: float = 1e-6,
     atol: float = 1e-9,
+    length: float = SHORT_COMPUTATION,
 ) -> Feedback:
     """Ejecuta ``fn(*args)`` en cada caso ``(descripción, args, esperado)``.
 
     Cada caso se informa por separado. Si la función aún no está escrita
     (``NotImplementedError`` o devuelve ``None``) o lanza un error, se dice en español
-    qué pasó, sin traza.
+    qué pasó, sin traza. ``rtol`` y ``atol`` son la tolerancia en float64; con una
+    respuesta en float32 crece con ``length``, la longitud de la cuenta (ver
+    ``tolerance``).
     """
     if not callable(fn):
         return not_a_function(title, fn, hint)
@@ -221,9 +343,7 @@ def check_function(
             return not_written(title, hint)
         except Exception as exc:  # el estudiante puede lanzar cualquier cosa
             passed = False
-            lines.append(
-                f"✗ {description}: la función lanzó {type(exc).__name__}: {exc}"
-            )
+            lines.append(f"✗ {description}: {raised(exc)}")
             continue
         if got is None:
             return Feedback(
@@ -232,19 +352,13 @@ def check_function(
                 ["La función devuelve None: ¿te falta el `return`?"],
                 hint,
             )
-        if _close(got, expected, rtol, atol):
+        tol = tolerance(got, expected, rtol, atol, length)
+        if _close(got, expected, *tol):
             lines.append(f"✓ {description}")
         else:
             passed = False
-            lines.append(f"✗ {description}: {describe_mismatch(got, expected)}")
+            lines.append(f"✗ {description}: {describe_mismatch(got, expected, *tol)}")
     return Feedback(title, passed, lines, hint)
-
-
-def is_finite_number(value: Any) -> bool:
-    try:
-        return math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
 
 
 # --- Piezas comunes de los comprobadores con pistas para errores típicos ------------
@@ -254,25 +368,30 @@ def fresh_args(args: tuple) -> tuple:
     return tuple(copy.deepcopy(a) for a in args)
 
 
-def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9):
-    """¿Coinciden forma y valores (NaN igual a NaN)? Para reconocer un error típico."""
+def same_values(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-9,
+                length: float = SHORT_COMPUTATION):
+    """¿Coinciden forma y valores (NaN igual a NaN)? Para reconocer un error típico,
+    con la tolerancia del tipo de ``got`` (ver ``tolerance``)."""
     try:
         g = to_numpy(got)
         e = to_numpy(expected)
-    except (TypeError, ValueError, RuntimeError):
+    except NOT_NUMBERS:
         return False
     if g.shape != e.shape:
         return False
+    rtol, atol = tolerance(got, expected, rtol, atol, length)
     return bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def diagnose(fn: Callable, cases: list[Case], mistakes: list[Mistake]) -> str:
+def diagnose(fn: Callable, cases: list[Case], mistakes: list[Mistake],
+             length: float = SHORT_COMPUTATION) -> str:
     """La pista del primer error típico que ``fn`` reproduce en todos los casos."""
     for hint, wrong in mistakes:
         try:
             with np.errstate(all="ignore"):
                 if all(
-                    same_values(fn(*fresh_args(a)), wrong(*fresh_args(a)))
+                    same_values(fn(*fresh_args(a)), wrong(*fresh_args(a)),
+                                length=length)
                     for _, a, _ in cases
                 ):
                     return hint
@@ -289,6 +408,7 @@ def check_with_mistakes(
     mistakes=(),
     rtol: float = 1e-6,
     atol: float = 1e-9,
+    length: float = SHORT_COMPUTATION,
 ) -> Feedback:
     """``check_function`` con copias de las entradas y, si falla, la pista del error
     típico que la función reproduce (si reproduce alguno)."""
@@ -299,9 +419,10 @@ def check_with_mistakes(
         with np.errstate(all="ignore"):
             return fn(*fresh_args(args))
 
-    fb = check_function(title, guarded, cases, hint, rtol=rtol, atol=atol)
+    fb = check_function(title, guarded, cases, hint, rtol=rtol, atol=atol,
+                        length=length)
     if not fb.passed and mistakes:
-        fb.hint = diagnose(guarded, cases, mistakes) or fb.hint
+        fb.hint = diagnose(guarded, cases, mistakes, length) or fb.hint
     return fb
 
 

@@ -8,6 +8,7 @@ pista nombra ese error.
 from __future__ import annotations
 
 import math
+import reprlib
 import unicodedata
 from functools import lru_cache
 from typing import Callable
@@ -16,12 +17,14 @@ import numpy as np
 
 from resnorm.examples import PERRO_ATTENTION, PERRO_X, ROUNDING_FX, ROUNDING_X, VECTOR
 from resnorm.exercises._feedback import (
+    TOO_LARGE_NUMBER,
     Case,
     Feedback,
     as_numpy,
     check_with_mistakes,
     not_a_function,
     not_written,
+    raised,
     to_numpy,
 )
 from resnorm.exercises._reference import arr
@@ -119,8 +122,9 @@ def check_residual_grad(fn: Callable) -> Feedback:
         "Derivada de la conexión residual",
         as_numpy(fn) if callable(fn) else fn,
         _grad_cases(),
-        "Crea x con torch.tensor(x, requires_grad=True), calcula y = x + F(x), "
-        "llama a y.backward() y devuelve x.grad.",
+        "Deriva con autograd la salida entera del bloque, x + F(x), no solo F: el "
+        "atajo también aporta a la derivada. Si te atascas, abre las pistas del "
+        "ejercicio.",
         mistakes,
         rtol=1e-5,
         atol=1e-6,
@@ -143,6 +147,12 @@ def check_vectors_close(fn: Callable) -> Feedback:
          (arr([0.6, 1.0, 0.1]), arr([0.6, 1.0, 0.2])), False),
         ("[1.0, 2.0] frente a [1.0, 2.001]",
          (arr([1.0, 2.0]), arr([1.0, 2.001])), False),
+        # Los mismos números en otro orden, y otros números con la misma suma: dos
+        # vectores distintos que una comparación de resúmenes daría por iguales.
+        ("[1.0, 2.0] frente a [2.0, 1.0]: otro orden",
+         (arr([1.0, 2.0]), arr([2.0, 1.0])), False),
+        ("[1.0, 2.0] frente a [1.5, 1.5]: la misma suma",
+         (arr([1.0, 2.0]), arr([1.5, 1.5])), False),
     ]
 
     def exact(a, b):
@@ -165,6 +175,17 @@ def check_vectors_close(fn: Callable) -> Feedback:
         ),
         ("Devuelves siempre True: también hay que detectar vectores distintos.",
          always_true),
+        (
+            "Comparas las sumas: [1, 2] y [1.5, 1.5] suman lo mismo y no son el mismo "
+            "vector. Compara componente a componente, en su sitio.",
+            lambda a, b: bool(np.isclose(np.sum(a), np.sum(b))),
+        ),
+        (
+            "Ordenas los vectores antes de compararlos: [1, 2] y [2, 1] tienen los "
+            "mismos números, pero en otro orden, y no son el mismo vector. Cada "
+            "componente se compara con la que ocupa su sitio.",
+            lambda a, b: bool(np.allclose(np.sort(a), np.sort(b))),
+        ),
     ]
     return check_with_mistakes(
         "Comparar vectores con tolerancia",
@@ -181,9 +202,10 @@ def check_vectors_close(fn: Callable) -> Feedback:
 
 #: Respuestas que entiende ``check_identity_prediction`` (sin tildes ni mayúsculas).
 _PREDICTIONS = {
-    "plana": "plain", "sin atajo": "plain", "la plana": "plain",
-    "residual": "residual", "con atajo": "residual", "la residual": "residual",
-    "iguales": "tie", "igual": "tie", "empate": "tie", "las dos": "tie",
+    "plana": "plain", "sin atajo": "plain",
+    "residual": "residual", "con atajo": "residual",
+    "iguales": "tie", "igual": "tie", "empate": "tie", "dos": "tie",
+    "dos iguales": "tie", "acaban igual": "tie",
 }
 _PREDICTION_NAME = {"plain": "la capa plana", "residual": "la capa residual",
                     "tie": "un empate"}
@@ -191,10 +213,19 @@ _PREDICTION_NAME = {"plain": "la capa plana", "residual": "la capa residual",
 WIN_FACTOR = 10.0
 
 
+#: Palabras que rodean la respuesta sin cambiarla: «La capa residual.», «Gana la
+#: plana», «Las dos iguales».
+_FILLER = {"la", "el", "las", "los", "capa", "gana", "ganara"}
+
+
 def _normalise(answer: str) -> str:
     text = unicodedata.normalize("NFKD", answer.strip().lower())
     text = "".join(c for c in text if not unicodedata.combining(c))
-    return " ".join(text.replace("«", "").replace("»", "").split())
+    for mark in "«»\"'.,;:!¡?¿":
+        text = text.replace(mark, " ")
+    words = text.split()
+    kept = [w for w in words if w not in _FILLER]
+    return " ".join(kept if kept else words)
 
 
 @lru_cache(maxsize=1)
@@ -233,7 +264,7 @@ def check_identity_prediction(fn: Callable) -> Feedback:
     except NotImplementedError:
         return not_written(title, hint)
     except Exception as exc:  # el estudiante puede lanzar cualquier cosa
-        line = f"✗ La función lanzó {type(exc).__name__}: {exc}"
+        line = "✗ L" + raised(exc)[1:]  # «La función lanzó…»
         return Feedback(title, False, [line], hint)
     if got is None:
         return Feedback(
@@ -242,8 +273,8 @@ def check_identity_prediction(fn: Callable) -> Feedback:
     key = _PREDICTIONS.get(_normalise(got)) if isinstance(got, str) else None
     if key is None:
         line = (
-            f"✗ No entiendo la respuesta {got!r}: devuelve el texto «plana», "
-            "«residual» o «iguales»."
+            f"✗ No entiendo la respuesta {reprlib.repr(got)}: devuelve el texto "
+            "«plana», «residual» o «iguales»."
         )
         return Feedback(title, False, [line], hint)
     winner, plain, res, steps = _identity_outcome()
@@ -300,7 +331,10 @@ def _block_output(weights: Callable) -> Callable:
             raise ValueError(
                 "devuelve dos cosas, W y b: return W, b"
             ) from None
-        W, b = to_numpy(W), to_numpy(b)
+        try:
+            W, b = to_numpy(W), to_numpy(b)
+        except OverflowError:
+            raise ValueError(f"W o b llevan {TOO_LARGE_NUMBER}") from None
         if W.shape != (d, d):
             raise ValueError(f"W debe tener forma ({d}, {d}), pero tiene {W.shape}")
         if b.shape != (d,):

@@ -14,10 +14,12 @@ import numpy as np
 
 from resnorm.examples import BETA, EVENS, GAMMA, VECTOR
 from resnorm.exercises._feedback import (
+    TOO_LARGE,
     Feedback,
     check_with_mistakes,
     not_a_function,
     not_written,
+    raised,
     to_numpy,
 )
 from resnorm.exercises._reference import arr, ln, pop_var
@@ -73,9 +75,9 @@ def check_undo_normalization(fn: Callable) -> Feedback:
 
     title = "Deshacer la normalización con γ y β"
     hint = (
-        "LayerNorm resta μ y divide entre √(σ² + ε); para deshacer ese paso, "
-        "multiplica por lo mismo y suma μ: γ = √(σ² + ε) (o σ) y β = μ, en cada "
-        "dimensión."
+        "LayerNorm resta μ y divide entre √(σ² + ε), y después multiplica por γ y "
+        "suma β. ¿Qué multiplicación y qué suma deshacen los dos primeros pasos? Si "
+        "te atascas, abre las pistas del ejercicio."
     )
     if not callable(fn):
         return not_a_function(title, fn, hint)
@@ -97,7 +99,7 @@ def check_undo_normalization(fn: Callable) -> Feedback:
         except Exception as exc:  # el estudiante puede lanzar cualquier cosa
             passed = False
             seen = dict.fromkeys(seen, False)
-            lines.append(f"✗ {name}: la función lanzó {type(exc).__name__}: {exc}")
+            lines.append(f"✗ {name}: {raised(exc)}")
             continue
         if out is None:
             msg = "La función devuelve None: ¿te falta el `return`?"
@@ -106,6 +108,11 @@ def check_undo_normalization(fn: Callable) -> Feedback:
             gamma, beta = out
             gamma = np.broadcast_to(arr(gamma), xa.shape)
             beta = np.broadcast_to(arr(beta), xa.shape)
+        except OverflowError:
+            passed = False
+            seen = dict.fromkeys(seen, False)
+            lines.append(f"✗ {name}: {TOO_LARGE}")
+            continue
         except (TypeError, ValueError):
             passed = False
             seen = dict.fromkeys(seen, False)

@@ -28,11 +28,12 @@ def check_rms_norm(fn: Callable) -> Feedback:
     def reference(x, eps):
         return rms_norm(np.asarray(x, dtype=float), eps=eps)
 
+    # Arrays de NumPy, como promete el enunciado: x.mean(...) y x**2 deben valer.
     inputs = [
-        ("[2, 4] con ε = 10⁻⁶", ([2.0, 4.0], 1e-6)),
-        ("[20, 40] con ε = 10⁻⁶", ([20.0, 40.0], 1e-6)),
-        ("el vector del curso con ε = 10⁻⁶", (list(VECTOR), 1e-6)),
-        ("[0.002, 0.004] con ε = 10⁻⁵ (aquí ε pesa)", (list(TINY), 1e-5)),
+        ("[2, 4] con ε = 10⁻⁶", (np.array([2.0, 4.0]), 1e-6)),
+        ("[20, 40] con ε = 10⁻⁶", (np.array([20.0, 40.0]), 1e-6)),
+        ("el vector del curso con ε = 10⁻⁶", (np.array(VECTOR), 1e-6)),
+        ("[0.002, 0.004] con ε = 10⁻⁵ (aquí ε pesa)", (np.array(TINY), 1e-5)),
         (
             "un lote de dos filas [[2, 4], [1, 1]]",
             (np.array([[2.0, 4.0], [1.0, 1.0]]), 1e-6),

@@ -94,8 +94,10 @@ def check_unigram_loss(fn: Callable) -> Feedback:
         "La pérdida de solo frecuencias",
         fn,
         cases,
-        "Cuenta cada carácter en train (np.bincount con minlength=vocab_size), suma 1, "
-        "divide entre el total y promedia −log p(c) sobre los caracteres de val.",
+        "Comprueba cada paso por separado: las cuentas de train (una por carácter del "
+        "vocabulario, también los que no salen), las probabilidades, que suman 1, y "
+        "la media de −ln p(c) sobre val. Si te atascas, abre las pistas del "
+        "ejercicio.",
         mistakes,
         rtol=1e-6,
     )

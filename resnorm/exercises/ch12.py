@@ -8,11 +8,13 @@ pista nombra ese error.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Callable
 
 import numpy as np
 
 from resnorm.cost import count_sweeps, effective_gbps
+from resnorm.examples import TINY
 from resnorm.exercises._feedback import Case, Feedback, Mistake, check_with_mistakes
 from resnorm.numerics import rms_norm
 
@@ -75,12 +77,17 @@ def _rms_cases() -> list[Case]:
     rng = np.random.default_rng(11)
     batch = rng.standard_normal((3, 4)).astype(np.float32)
     shifted = rng.standard_normal((2, 5)) + 3.0
+    # El vector diminuto del capítulo 6: mean(x²) = ε, así que ε fuera de la raíz
+    # da otra cosa (√ε + ε en vez de √(2ε) en el denominador).
+    tiny = np.array([TINY])
     return [
         ("lote (3, 4) en float32, ε = 1e-6", (batch, 1e-6), rms_norm(batch, eps=1e-6)),
         ("lote (2, 5) con media 3, ε = 1e-5", (shifted, 1e-5),
          rms_norm(shifted, eps=1e-5)),
         ("fila de ceros con ε = 1e-5 (sale 0, no NaN)", (np.zeros((1, 4)), 1e-5),
          np.zeros((1, 4))),
+        ("[[0.002, 0.004]] con ε = 1e-5: mean(x²) = ε, aquí ε pesa", (tiny, 1e-5),
+         rms_norm(tiny, eps=1e-5)),
     ]
 
 
@@ -114,7 +121,8 @@ def check_rms_norm_sweeps(fn: Callable) -> Feedback:
     Apéndice: ¿Cuánto cuesta normalizar? Además del resultado (igual a
     ``resnorm.rms_norm`` para lotes (N, d)), cuenta con ``resnorm.cost.count_sweeps``
     las pasadas por memoria de la función sobre un lote: como mucho 3 pasadas y
-    tráfico 5 (la receta x² → media → x / √(… + ε)).
+    tráfico 5 (la receta x² → media → x / √(… + ε)). Lo que calcula torch
+    (``F.rms_norm``) no se puede contar, y el mensaje lo dice.
     """
     title = "RMSNorm en tres pasadas"
     fb = check_with_mistakes(
@@ -140,7 +148,18 @@ def check_rms_norm_sweeps(fn: Callable) -> Feedback:
         )
         return fb
     ops = ", ".join(counted["ops"]) or "ninguna"
-    if counted["sweeps"] == 0:
+    if counted["sweeps"] == 0 and _uses_torch(fn, x, 1e-6):
+        fb.passed = False
+        fb.lines.append(
+            "✗ El resultado es correcto, pero está calculado con torch. Este "
+            "ejercicio cuenta las pasadas de NumPy sobre x, y lo que hace torch "
+            "(F.rms_norm, torch.mean…) no se puede contar desde aquí."
+        )
+        fb.hint = (
+            "Escríbela con operaciones de NumPy sobre x (x * x, np.mean(..., "
+            "axis=-1, keepdims=True), np.sqrt), sin pasar x a un tensor."
+        )
+    elif counted["sweeps"] == 0:
         fb.passed = False
         fb.lines.append(
             "✗ No vi ninguna operación de NumPy sobre el lote completo: ¿conviertes x "
@@ -165,3 +184,25 @@ def check_rms_norm_sweeps(fn: Callable) -> Feedback:
             f"arrays ({ops})"
         )
     return fb
+
+
+def _uses_torch(fn: Callable, x: np.ndarray, eps: float) -> bool:
+    """¿Calcula ``fn(x, eps)`` con torch? Sí si devuelve un tensor o si PyTorch
+    despacha alguna operación mientras se ejecuta. Sin torch importado, no puede."""
+    if "torch" not in sys.modules:
+        return False
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen = []
+
+    class _Seen(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    try:
+        with np.errstate(all="ignore"), _Seen():
+            out = fn(x.copy(), eps)
+    except Exception:  # el estudiante puede lanzar cualquier cosa
+        return False
+    return bool(seen) or hasattr(out, "detach")

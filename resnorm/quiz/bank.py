@@ -100,7 +100,7 @@ def _ch01():
                 id="ch01-que-se-pierde",
                 prompt=(
                     "En una pila plana profunda, ¿qué prueba de verdad que se pierde "
-                    "información del input?"
+                    "información de la entrada?"
                 ),
                 options=(
                     Option(
@@ -420,7 +420,9 @@ def _ch04():
                     f"x₄ = {_n(X[3])}?"
                 ),
                 answer=x_hat,
-                tol=2e-3,
+                # ±0.001: con μ y σ a cuatro decimales sale 1.6566; el desliz de
+                # dividir entre σ = 0.198 (1.6540) queda fuera y se diagnostica.
+                tol=1e-3,
                 glued=(
                     Glue("normalizado", x_hat, index=3),
                     Glue("normalizado_4", x_hat, index=3),
@@ -450,6 +452,15 @@ def _ch04():
                         "redondeaste σ a 0.2 antes de dividir",
                         "Redondear σ antes de dividir arrastra el error a todas "
                         "las componentes.",
+                    ),
+                    # El desliz del texto original que discute el aviso del capítulo.
+                    Mistake(
+                        (X[3] - mu) / round(sigma, 3),
+                        "redondeaste σ a 0.198 antes de dividir",
+                        "Es el desliz que discute el aviso del capítulo: σ redondeada "
+                        f"cambia solo un {_n(100 * abs(round(sigma, 3) / sigma - 1))} "
+                        "%, pero x̂₄ cambia ya en la tercera cifra decimal. Divide "
+                        "entre σ sin redondear y redondea solo el resultado.",
                     ),
                 ),
                 hints=("Centra: x₄ − μ.", "Divide el resultado entre σ."),
@@ -843,8 +854,8 @@ def _ch07():
             Numeric(
                 id="ch07-cuantas-post",
                 prompt=(
-                    f"Un Transformer Post-LN como el original, con {blocks} bloques, "
-                    "¿cuántas LayerNorm tiene en total?"
+                    f"Un Transformer Post-LN como el original, con {blocks} bloques "
+                    "de dos subcapas, ¿cuántas LayerNorm tiene en total?"
                 ),
                 answer=2 * blocks,
                 tol=0.25,

@@ -140,7 +140,7 @@ function numericQuestion(question, ctx) {
       return;
     }
     if (result.status === "mistake") {
-      say(feedback, `Casi: ${result.mistake.name}. ${result.mistake.explanation}`, "mistake");
+      say(feedback, result.message, "mistake");
     } else if (result.status === "sign") {
       say(feedback, `El valor absoluto es correcto, pero el signo no.${
         question.sign_hint ? ` ${question.sign_hint}` : ""}`, "mistake");

@@ -88,7 +88,8 @@ function finite(value) {
 /**
  * Compara una respuesta con la pregunta: «correct», «rounded» (es la respuesta, pero
  * redondeada a menos decimales de los que pide la tolerancia), «mistake» (con el
- * error típico que coincide), «sign» (sobra o falta un signo menos) o «wrong».
+ * error típico que coincide, si está cerca de la respuesta y el mensaje que lo
+ * explica), «sign» (sobra o falta un signo menos) o «wrong».
  * ``decimals`` es cuántos decimales escribió la persona (``parseAnswer``).
  */
 export function checkNumeric(question, value, decimals) {
@@ -101,12 +102,38 @@ export function checkNumeric(question, value, decimals) {
     }
   }
   for (const mistake of question.mistakes || []) {
-    if (Math.abs(value - mistake.value) <= tol) return { status: "mistake", mistake };
+    if (Math.abs(value - mistake.value) <= tol) {
+      return {
+        status: "mistake",
+        mistake,
+        close: isClose(mistake.value, question.answer),
+        message: mistakeText(question, mistake),
+      };
+    }
   }
   if (question.answer !== 0 && Math.abs(-value - question.answer) <= tol) {
     return { status: "sign" };
   }
   return { status: "wrong" };
+}
+
+// Un error típico está «cerca» si se aparta de la respuesta como mucho un 10 % de
+// ella: 1.654 frente a 1.657 (σ redondeada antes de dividir) o 13 frente a 12 sí;
+// 86.4 frente a 4·10⁻⁵ (0.9 × 96 en vez de 0.9⁹⁶), no.
+export const CLOSE_FRACTION = 0.1;
+
+/** ¿Está ``value`` cerca de ``answer`` (a un 10 % de ella como mucho)? */
+export function isClose(value, answer) {
+  return Math.abs(value - answer) <= CLOSE_FRACTION * Math.abs(answer);
+}
+
+/**
+ * El mensaje de un error típico reconocido: «Casi: …» solo si el error está cerca de
+ * la respuesta; si no, «Todavía no: …».
+ */
+export function mistakeText(question, mistake) {
+  const opening = isClose(mistake.value, question.answer) ? "Casi" : "Todavía no";
+  return `${opening}: ${mistake.name}. ${mistake.explanation}`;
 }
 
 /** Los decimales que hacen falta para caer dentro de ±tol al redondear. */
