@@ -105,8 +105,40 @@ function makeSearchSummary(htmlText, keywords, anchor) {
   return summary;
 }
 
+// Una consulta de miles de caracteres (una dirección pegada, un texto entero) hace
+// lanzar al buscador de Sphinx («Regular expression too large») y deja la página en
+// «Buscando»: se buscan solo sus primeros caracteres, hasta el último espacio, y se
+// dice. Se recorta en Search.query, que busca cuando llega el índice: Search.init
+// (performSearch) ya ha corrido al cargarse searchtools.js.
+const MAX_QUERY = 200;
+
+function boundQuery(query) {
+  const chars = [...String(query ?? "")];
+  if (chars.length <= MAX_QUERY) return String(query ?? "");
+  const cut = chars.slice(0, MAX_QUERY).join("");
+  const space = cut.lastIndexOf(" ");
+  return space > MAX_QUERY / 2 ? cut.slice(0, space) : cut;
+}
+
+function boundedQuery(query, text) {
+  const bounded = boundQuery(text);
+  if (bounded !== String(text ?? "")) {
+    const note = element("p", { className: "curso-busqueda-recortada",
+      textContent: "Tu búsqueda era muy larga: se buscan solo sus primeros " +
+        `${MAX_QUERY} caracteres.` });
+    document.getElementById("search-results")?.prepend(note);
+  }
+  return query(bounded);
+}
+
 // searchtools.js, diferido como este módulo, va después: Search se cambia en cuanto
 // existe, antes de que searchindex.js lance la búsqueda (DOMContentLoaded, a veces
 // tarde: el primer resumen salía con el htmlToText de Sphinx).
-document.querySelector('script[src*="searchtools.js"]').addEventListener("load", () =>
-  Object.assign(Search, { htmlToText, makeSearchSummary }));
+document.querySelector('script[src*="searchtools.js"]').addEventListener("load", () => {
+  const query = Search.query;
+  Object.assign(Search, {
+    htmlToText,
+    makeSearchSummary,
+    query: (text) => boundedQuery(query, text),
+  });
+});

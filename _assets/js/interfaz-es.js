@@ -22,10 +22,38 @@ document.addEventListener("click", (event) => {
   event.target.closest("dialog[open] a[href]")?.closest("dialog").close();
 });
 
+// Cada widget recibe su caja de widgets-estaticos.js, que va sin «defer» y ya se
+// ejecutó (o no llegó) cuando la página termina de leerse. Una vista sin caja (ese
+// archivo no llegó, o falló antes de montarla) dice lo que widgets-estaticos.js
+// diría de un widget cuyo código no llega, en vez de quedarse en nada.
+const WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]';
+document.addEventListener("DOMContentLoaded", () => {
+  for (const view of document.querySelectorAll(WIDGET_VIEW)) {
+    if (view.previousElementSibling?.matches(".widget-subarea")) continue;
+    const box = Object.assign(document.createElement("div"),
+      { className: "widget-subarea" });
+    box.append(Object.assign(document.createElement("p"), {
+      className: "rn-widget-fallo", role: "status",
+      textContent: "Este widget no se ha podido cargar (no llegó su código o " +
+        "falló al dibujarse). Recarga la página para intentarlo de nuevo.",
+    }));
+    view.before(box);
+  }
+});
+
 // Un enlace dentro de la página lleva el foco a su título, no a <body>.
 const HEADINGS = "h1, h2, h3, h4, h5, h6";
+// Un «%» suelto en la dirección (#50%, copiada a mano) no es un escape válido:
+// decodeURIComponent lanzaría URIError; se busca entonces tal cual.
+function hashId(hash) {
+  try {
+    return decodeURIComponent(hash);
+  } catch {
+    return hash;
+  }
+}
 window.addEventListener("hashchange", () => {
-  let target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  let target = document.getElementById(hashId(location.hash.slice(1)));
   if (target?.matches("section")) target = target.querySelector(HEADINGS) || target;
   if (!target) return;
   if (target.tabIndex < 0) target.tabIndex = -1; // enfocable, no con el tabulador

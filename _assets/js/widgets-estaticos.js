@@ -60,9 +60,12 @@
   async function render(area, model) {
     const el = element("div", { className: "rn-anywidget" });
     area.append(el);
-    // Con su hoja ya puesta: el widget no se ve un momento sin estilo.
-    const [widget] = await Promise.all([loadModule(model.get("_esm")),
-      addStyle(model.get("_css"))]);
+    // Con su hoja ya puesta: el widget no se ve un momento sin estilo. Si la hoja no
+    // llega, el widget se dibuja igual (sin ella se usa; sin su código, no).
+    const style = addStyle(model.get("_css")).catch((error) => {
+      console.warn(`widgets-estaticos: un widget va sin su hoja de estilo: ${error}`);
+    });
+    const [widget] = await Promise.all([loadModule(model.get("_esm")), style]);
     const drawn = widget.render({ model, el });
     area.classList.remove("rn-reserva");
     await drawn;

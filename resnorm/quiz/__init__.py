@@ -14,6 +14,7 @@ sale del navegador). Funciona igual en la web estática y en JupyterLab.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import math
 from dataclasses import asdict, dataclass
@@ -194,6 +195,19 @@ NOSCRIPT_QUIZ = (
 )
 
 
+def noscript_quiz(questions: list[dict]) -> str:
+    """``NOSCRIPT_QUIZ`` con los enunciados debajo (y las opciones de las de elegir):
+    sin JavaScript no se contestan, pero se leen y se piensan."""
+    items = []
+    for q in questions:
+        options = "".join(f"<li>{html.escape(o['text'])}</li>"
+                          for o in q.get("options") or ())
+        items.append(f"<li><p>{html.escape(q['prompt'])}</p>"
+                     + (f"<ul>{options}</ul>" if options else "") + "</li>")
+    listing = f'<ol class="rn-quiz-sin-js">{"".join(items)}</ol>'
+    return NOSCRIPT_QUIZ.replace("</noscript>", listing + "</noscript>")
+
+
 class Quiz(anywidget.AnyWidget):
     """Unas preguntas de un capítulo, contestadas y diagnosticadas en el navegador.
 
@@ -243,7 +257,7 @@ class Quiz(anywidget.AnyWidget):
         queda como primera salida de la celda (JupyterLab y myst-nb la buscan ahí)."""
         from resnorm.widgets._base import display_with_noscript
 
-        display_with_noscript(self, NOSCRIPT_QUIZ)
+        display_with_noscript(self, noscript_quiz(self.questions))
         self.glue_answers()
 
     def glue_answers(self) -> None:

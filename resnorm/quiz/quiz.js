@@ -1,6 +1,7 @@
 // Preguntas del curso en la página: se contestan, se diagnostican y el progreso se
 // guarda en este navegador (localStorage). Sin núcleo y sin red.
 import { h, uid } from "../widgets/dom.js";
+import { nameInvisible } from "../widgets/texto.js";
 import {
   chapterProgress, checkNumeric, decimalsText, mergeEntry, parseAnswer, progressText,
   repairStore,
@@ -12,13 +13,20 @@ const KINDS = {
   concepto: "Concepto",
 };
 const CHANGE_EVENT = "rn-quiz-change";
+// Lo que no se pudo guardar en localStorage (lleno, o casi: el texto nuevo no cabe),
+// por clave: mientras la página está abierta, manda sobre lo que quedó guardado.
 const memoryStore = {};
+// Una respuesta se guarda tal cual la escribió el lector hasta este largo; más larga
+// (pegó millones de cifras), se guarda el número que se leyó: si no, no cabe en
+// localStorage y ninguna respuesta más de la página se guarda.
+const MAX_SAVED_ANSWER = 64;
 
 // localStorage puede no existir (navegación privada, archivo local): entonces el
 // progreso vive solo mientras la página está abierta, y se dice.
 // Lo guardado siempre sale reparado (repairStore): un valor con otra forma (un array,
 // un texto, un JSON roto) no rompe cada «Comprobar» ni se traga las respuestas nuevas.
 function readStore(key) {
+  if (Object.hasOwn(memoryStore, key)) return repairStore(memoryStore[key]);
   let text = null;
   try {
     text = window.localStorage.getItem(key);
@@ -33,13 +41,15 @@ function readStore(key) {
   }
 }
 
+// Devuelve null si se guardó; si no, el nombre del error (QuotaExceededError: lleno).
 function writeStore(key, data) {
-  memoryStore[key] = data;
   try {
     window.localStorage.setItem(key, JSON.stringify(data));
-    return true;
+    delete memoryStore[key];
+    return null;
   } catch (error) {
-    return false;
+    memoryStore[key] = data;
+    return (error && error.name) || "Error";
   }
 }
 
@@ -55,9 +65,17 @@ function saveAnswer(key, chapter, question, entry) {
   saved[question.id] = mergeEntry(saved[question.id],
     Object.assign({ v: question.version }, entry));
   data.chapters[chapter] = saved;
-  const stored = writeStore(key, data);
+  const failure = writeStore(key, data);
   window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter } }));
-  return stored;
+  return failure;
+}
+
+// Lo que se guarda de una respuesta numérica: lo escrito o, si es muy largo, el número
+// leído (con coma decimal si el lector la usó).
+function savedAnswer(text, value) {
+  if (text.length <= MAX_SAVED_ANSWER) return text;
+  const number = String(value);
+  return text.includes(",") && !text.includes(".") ? number.replace(".", ",") : number;
 }
 
 // Borrar el capítulo devuelve lo que había, para poder deshacerlo.
@@ -77,10 +95,11 @@ function restoreChapter(key, chapter, saved) {
   window.dispatchEvent(new CustomEvent(CHANGE_EVENT, { detail: { chapter, reset: true } }));
 }
 
+// Los mensajes citan lo que escribió el lector: sus caracteres invisibles, con nombre.
 function say(region, text, tone) {
   region.textContent = "";
   region.className = "rn-quiz-feedback" + (tone ? ` rn-quiz-${tone}` : "");
-  region.append(text);
+  region.append(nameInvisible(text));
 }
 
 function numericQuestion(question, ctx) {
@@ -125,14 +144,15 @@ function numericQuestion(question, ctx) {
       return;
     }
     const result = checkNumeric(question, parsed.value, parsed.decimals);
+    const answer = savedAnswer(input.value.trim(), parsed.value);
     if (result.status === "correct") {
       say(feedback, "¡Bien! Es correcto.", "ok");
-      ctx.save(question, { ok: true, a: input.value.trim() });
+      ctx.save(question, { ok: true, a: answer });
       hintButton.hidden = true;
       solutionButton.hidden = false;
       return;
     }
-    ctx.save(question, { ok: false, a: input.value.trim() });
+    ctx.save(question, { ok: false, a: answer });
     if (result.status === "rounded") {
       const shown = result.decimals === 0 ? "sin decimales" : `a ${decimalsText(result.decimals)}`;
       say(feedback, `Vas bien: es la respuesta redondeada ${shown}. Se acepta un error `
@@ -252,7 +272,13 @@ function render({ model, el }) {
     text: "Este navegador no deja guardar el progreso: se perderá al cerrar la página." });
   const ctx = {
     save(question, entry) {
-      if (!saveAnswer(key, chapter, question, entry)) storageNote.hidden = false;
+      const failure = saveAnswer(key, chapter, question, entry);
+      if (!failure) return;
+      if (failure === "QuotaExceededError") {
+        storageNote.textContent = "El espacio que este navegador da al sitio está " +
+          "lleno: tus respuestas nuevas se perderán al cerrar la página.";
+      }
+      storageNote.hidden = false;
     },
   };
   const views = [];

@@ -23,7 +23,8 @@ export function parseAnswer(text) {
     };
   }
   const spaced = s.replace(/\s*([/])\s*/g, "$1").replace(/^([+-])\s+/, "$1");
-  if (/\d[\s\u00a0\u2009\u202f]+[\d.,]/.test(spaced) && !GROUPED_RE.test(spaced)) {
+  // «1 2», «1 ,5» y también «1, 002»: un espacio tras la coma separa dos números.
+  if (/[\d.,][\s\u00a0\u2009\u202f]+[\d.,]/.test(spaced) && !GROUPED_RE.test(spaced)) {
     return {
       ok: false,
       message:

@@ -2,12 +2,13 @@
 // El cálculo vive en gpt.js (probado con Node contra PyTorch); aquí, el dibujo y el
 // cableado. El primer dibujo muestra los ejemplos que Python calculó al construir el
 // libro; los pesos (int8 por fila) se descargan solo cuando el lector pide otro texto.
-import { formatNumber, logRange, parseNumber } from "./compute.js";
+import { formatNumber, logRange, parseNumber, quoteInput } from "./compute.js";
 import { clear, h, s, uid } from "./dom.js";
 import {
   GPT_CONFIGS, base64Bytes, charLosses, decodeWeights, encodeText, makeModel,
   mulberry32, nextId,
 } from "./gpt.js";
+import { nameInvisible } from "./texto.js";
 import { field, frame, legend, live, logLineChart, read } from "./ui.js";
 
 const FILE = "rn-archivo:";
@@ -148,6 +149,7 @@ function render({ model, el }) {
   let results = {};
   let shown = [];
   let run = 0; // cada petición nueva invalida la anterior
+  let generating = false; // hay una generación a medias (la de «run»)
 
   function selected() {
     return choice.value === "all" ? configs : [choice.value];
@@ -278,11 +280,22 @@ function render({ model, el }) {
     return `${Math.round(bytes / 1024)} KB`;
   }
 
+  // Un campo de números enteros (semilla, caracteres) no sugiere «0.8»: su ejemplo
+  // es su valor por defecto.
+  function integerError(text, lo, hi, example) {
+    const range = `de ${lo} a ${hi}, por ejemplo ${example}.`;
+    if (!text.trim()) return `campo vacío: escribe un número entero ${range}`;
+    return `${quoteInput(text.trim())} no es un número entero: escribe uno ${range}`;
+  }
+
   function readNumber(key, label, integer) {
     const [lo, hi] = limits[key] || [-Infinity, Infinity];
-    const parsed = parseNumber(numbers[key].value);
+    const text = String(numbers[key].value ?? "");
+    const parsed = parseNumber(text);
     let error = null;
-    if (!parsed.ok) error = `${label}: ${parsed.error}`;
+    if (!parsed.ok && integer) {
+      error = `${label}: ${integerError(text, lo, hi, defaults[key] ?? lo)}`;
+    } else if (!parsed.ok) error = `${label}: ${parsed.error}`;
     else if (integer && !Number.isInteger(parsed.value)) {
       error = `${label}: escribe un número entero, de ${lo} a ${hi}.`;
     } else if (parsed.value < lo || parsed.value > hi) {
@@ -305,10 +318,20 @@ function render({ model, el }) {
 
   const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+  // Para la generación a medias: lo ya escrito se queda, sin cursor.
+  function stop() {
+    run += 1;
+    if (!generating) return false;
+    generating = false;
+    for (const c of shown) if (results[c]) results[c].done = true;
+    draw();
+    return true;
+  }
+
   async function generate() {
     const text = String(prompt.value || "").normalize("NFC");
     const encoded = encodeText(text, chars, maxLength);
-    promptError.textContent = encoded.error || "";
+    promptError.textContent = nameInvisible(encoded.error || "");
     prompt.setAttribute("aria-invalid", encoded.error ? "true" : "false");
     const m = mode();
     const checks = [readNumber("n_chars", "Caracteres nuevos", true)];
@@ -317,9 +340,11 @@ function render({ model, el }) {
       checks.push(readNumber("temperature", "Temperatura", false));
     }
     const bad = checks.filter((x) => x.error);
-    numberError.textContent = bad.map((x) => x.error).join(" ");
+    numberError.textContent = nameInvisible(bad.map((x) => x.error).join(" "));
     if (encoded.error || bad.length) {
-      status.textContent = "Corrige lo que está marcado y vuelve a pulsar Generar.";
+      // Lo que se estaba generando era de la petición anterior: se para.
+      status.textContent = (stop() ? "Generación detenida. " : "") +
+        "Corrige lo que está marcado y vuelve a pulsar Generar.";
       (encoded.error ? prompt : numbers[["n_chars", "seed", "temperature"]
         .find((k) => numbers[k].getAttribute("aria-invalid") === "true")]).focus();
       return;
@@ -327,7 +352,8 @@ function render({ model, el }) {
     const nChars = checks[0].value;
     const seed = m === "sample" ? checks[1].value : null;
     const temperature = m === "sample" ? checks[2].value : 0;
-    const mine = ++run;
+    stop();
+    const mine = run;
     const list = selected();
     status.textContent = `Descargando los pesos (${weightSize(list)})…`;
     let nets;
@@ -352,6 +378,7 @@ function render({ model, el }) {
       };
     });
     draw();
+    generating = true;
     const started = performance.now();
     let slice = started;
     const ids = list.map(() => encoded.ids.slice());
@@ -371,6 +398,7 @@ function render({ model, el }) {
         slice = performance.now();
       }
     }
+    generating = false;
     list.forEach((c) => { results[c].done = true; });
     draw();
     const secs = (performance.now() - started) / 1000;
@@ -382,6 +410,7 @@ function render({ model, el }) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     generate().catch((err) => {
+      generating = false;
       status.textContent = "Algo falló al generar: " +
         String(err && err.message ? err.message : err).slice(0, 120);
     });
