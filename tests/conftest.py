@@ -156,6 +156,7 @@ COSTLY = (
     "test_figures_view.py",
     "test_jupyterlab.py",
     "test_hub.py",
+    "test_fallos_pagina.py",
     "test_pdf.py",
     "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
     "_the_page_numbers[",
