@@ -92,9 +92,11 @@ class ExecutionStatsTransform(SphinxPostTransform):
             node.replace_self([
                 make_table(self.env.docname, metadata),
                 nodes.rubric(text="Lo que cuenta el tiempo de lectura"),
-                nodes.paragraph(text=(
+                nodes.paragraph("", "", nodes.Text(
                     "Las cifras de cada capítulo con las que se calcula el tiempo que "
-                    "da su página (book/_ext/tiempo_lectura.py).")),
+                    "da su página ("),
+                    nodes.literal(text="book/_ext/tiempo_lectura.py"),
+                    nodes.Text(").")),
                 make_count_table(self.env.docname, capitulos_contados(self.env))])
 
 
@@ -109,4 +111,4 @@ def setup(app) -> dict[str, Any]:
     app.add_post_transform(ExecutionStatsTransform)
     app.connect("doctree-read", out_of_search)
     # 2: el marcador es ya el nodo de myst-nb; los árboles guardados se leen de nuevo.
-    return {"env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"env_version": 4, "parallel_read_safe": True, "parallel_write_safe": True}
