@@ -26,7 +26,13 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from cuadernos import Conversor, destinos_de, nombres, urls_de_lanzamiento
+from cuadernos import (
+    COMO_CARGAR,
+    Conversor,
+    destinos_de,
+    nombres,
+    urls_de_lanzamiento,
+)
 from tests.helpers import BUILD_HTML, ROOT, built_soup, notebook_paths
 
 NOTEBOOKS = notebook_paths()
@@ -148,7 +154,7 @@ def test_an_exercise_is_numbered_as_on_the_page_and_its_solution_named():
         "```{exercise} LayerNorm de un lote\n:label: ej-04-2\n\nEscribe.\n```")
     assert ej.strip() == "> **Ejercicio 4.2 (LayerNorm de un lote)**\n>\n> Escribe."
     sol = c.markdown("```{solution-start} ej-04-2\n:class: dropdown\n```")
-    assert sol.startswith("**Solución del Ejercicio 4.2 (LayerNorm de un lote).**")
+    assert sol.strip() == "Solución del Ejercicio 4.2 (LayerNorm de un lote)"
     assert c.markdown("```{solution-end}\n```").strip() == ""
 
 
@@ -250,23 +256,58 @@ def test_glue_only_hidden_cells_go_and_glue_outputs_leave_visible_cells():
     assert nb.cells[1].source == "σ = 0.20"
 
 
-def test_a_figure_glued_in_a_hidden_cell_goes_into_the_caption_cell():
-    # El estilo nuevo: la celda visible dibuja (sin salida: MPLBACKEND=Agg al
-    # construir) y una celda oculta la pega con glue_figure.
-    html = f'<img src="data:image/png;base64,{PNG}" alt="Curvas">'
-    glued = new_output("display_data", data={
+def glued_figure(name="fig-a", alt="Curvas"):
+    html = (f'<img class="curso-figura" src="data:image/png;base64,{PNG}" '
+            f'width="640" height="400" alt="{alt}">')
+    return new_output("display_data", data={
         "application/papermill.record/text/html": html,
-        "application/papermill.record/text/plain": "Curvas"},
-        metadata={"scrapbook": {"name": "fig-a",
+        "application/papermill.record/text/plain": alt},
+        metadata={"scrapbook": {"name": name,
                                 "mime_prefix": "application/papermill.record/"}})
+
+
+def test_a_glued_figure_shows_in_the_output_of_the_visible_cell_that_draws_it():
+    # La celda visible dibuja (sin salida: MPLBACKEND=Agg al construir) y una celda
+    # oculta la pega con glue_figure. En el cuaderno la figura es la salida de la
+    # celda que la dibuja: al ejecutarla, la figura nueva la sustituye; el pie no la
+    # repite (si no, tras ejecutar, se veía dos veces).
     cells = [celda("fig, ax = plt.subplots()\nax.plot([1, 2])"),
-             celda("glue_figure('fig-a', fig, alt='Curvas')", ["remove-cell"], [glued]),
+             celda("glue_figure('fig-a', fig, alt='Curvas')", ["remove-cell"],
+                   [glued_figure()]),
              new_markdown_cell("```{glue:figure} fig-a\n:name: fig-a\n\nDos.\n```")]
     nb = conversor().cuaderno(new_notebook(cells=cells))
     assert [c.cell_type for c in nb.cells] == ["code", "markdown"]
-    assert nb.cells[1].source == (
+    (shown,) = nb.cells[0].outputs
+    assert shown.output_type == "display_data"
+    assert shown.data == {"image/png": PNG, "text/plain": "Curvas"}
+    assert shown.metadata == {"image/png": {"width": 640, "height": 400}}
+    assert nb.cells[1].source == "**Figura 4.1** — Dos."
+    assert "attachments" not in nb.cells[1]
+
+
+def test_a_figure_drawn_by_a_removed_cell_goes_into_the_caption_cell():
+    cells = [celda("fig, ax = plt.subplots()\nax.plot([1, 2])",
+                   ["hide-input", "remove-output"]),
+             celda("glue_figure('fig-a', fig, alt='Curvas')", ["remove-cell"],
+                   [glued_figure()]),
+             new_markdown_cell("```{glue:figure} fig-a\n:name: fig-a\n\nDos.\n```")]
+    nb = conversor().cuaderno(new_notebook(cells=cells))
+    assert [c.cell_type for c in nb.cells] == ["markdown"]
+    assert nb.cells[0].source == (
         "![Curvas](attachment:fig-a.png)\n\n**Figura 4.1** — Dos.")
-    assert nb.cells[1].attachments == {"fig-a.png": {"image/png": PNG}}
+    assert nb.cells[0].attachments == {"fig-a.png": {"image/png": PNG}}
+
+
+def test_a_hidden_cell_with_nothing_left_to_show_is_not_an_empty_folded_cell():
+    # remove-output quita su texto; sin figura, no queda nada que desplegar.
+    cells = [celda("x = 1\nprint(x)", ["hide-input", "remove-output"],
+                   [new_output("stream", name="stdout", text="1\n")]),
+             celda("y = 2\nprint(y)", ["hide-input", "remove-output"],
+                   [new_output("stream", name="stdout", text="2\n")]),
+             celda("print(x)")]
+    nb = conversor().cuaderno(new_notebook(cells=cells))
+    assert [c.source.splitlines()[-1] for c in nb.cells] == ["print(x)", "print(x)"]
+    assert nb.cells[0].source.startswith("# Oculta en la página")
 
 
 def test_a_figure_an_output_already_shows_is_not_embedded_again_in_its_caption():
@@ -313,23 +354,51 @@ def test_the_colab_cell_stays_first_and_visible():
     assert "jupyter" not in nb.cells[0].metadata
 
 
-def test_a_solution_is_folded_and_the_exercise_keeps_its_stub():
+def test_a_solution_is_folded_markdown_that_run_all_never_executes():
     stub = "def f(x):\n    raise NotImplementedError  # escribe aquí tu solución\n"
     cells = [
         new_markdown_cell("```{exercise} Uno\n:label: ej-04-2\n\nEscribe f.\n```"),
         celda(stub, ["ejercicio"]),
         new_markdown_cell("```{solution-start} ej-04-2\n:class: dropdown\n```"),
-        celda("def f(x):\n    return x\n", ["solucion"],
-              [new_output("execute_result", data={"text/plain": "ok"},
+        celda("def f(x):\n    return x\n\n\ncheck(f)", ["solucion"],
+              [new_output("execute_result", data={"text/plain": "✓ ok"},
                           execution_count=7)]),
+        new_markdown_cell("Por qué: {glue:text}`s:.1f`."),
         new_markdown_cell("```{solution-end}\n```"),
+        new_markdown_cell("Después."),
+    ]
+    nb = conversor(s="0.25").cuaderno(new_notebook(cells=cells))
+    assert [c.cell_type for c in nb.cells] == [
+        "markdown", "code", "markdown", "markdown"]
+    assert "raise NotImplementedError" in nb.cells[1].source
+    solution = nb.cells[2]
+    assert solution.metadata == {"tags": ["solucion"]}
+    assert solution.source == (
+        "<details>\n<summary>Solución del Ejercicio 4.2 (Uno)</summary>\n\n"
+        f"{COMO_CARGAR}\n\n```python\ndef f(x):\n    return x\n\n\ncheck(f)\n```\n\n"
+        "Por qué: 0.2.\n\n</details>")
+    assert "✓" not in str(nb) and nb.cells[3].source == "Después."
+
+
+def test_a_code_block_fence_is_longer_than_any_in_the_code():
+    from cuadernos import bloque_de_codigo
+
+    assert bloque_de_codigo('s = """\n```\n"""\n') == (
+        '````python\ns = """\n```\n"""\n````')
+
+
+def test_a_support_cell_inside_a_solution_stays_code_after_it():
+    cells = [
+        new_markdown_cell("```{solution-start} ej-04-2\n:class: dropdown\n```"),
+        celda("def f(x):\n    return x", ["solucion"]),
+        celda("k = 3", ["remove-cell"]),
+        new_markdown_cell("```{solution-end}\n```"),
+        celda("print(k)"),
     ]
     nb = conversor().cuaderno(new_notebook(cells=cells))
-    assert [c.cell_type for c in nb.cells] == ["markdown", "code", "markdown", "code"]
-    assert "raise NotImplementedError" in nb.cells[1].source
-    assert nb.cells[3].metadata.jupyter == {"source_hidden": True,
-                                           "outputs_hidden": True}
-    assert nb.cells[3].outputs[0].execution_count is None
+    assert [c.cell_type for c in nb.cells] == ["markdown", "code", "code"]
+    assert nb.cells[1].source.endswith("k = 3")
+    assert nb.cells[1].metadata.jupyter == {"source_hidden": True}
 
 
 def test_remove_output_keeps_the_figure_and_drops_the_text():
@@ -404,8 +473,8 @@ def test_no_solution_in_the_open_and_every_exercise_keeps_its_stub(path, built_s
     n_sol = sum("solucion" in c.metadata.get("tags", []) for c in source.cells)
     sols = [c for c in nb.cells if "solucion" in c.metadata.get("tags", [])]
     assert len(sols) == n_sol
-    for cell in sols:
-        assert cell.metadata.jupyter == {"source_hidden": True, "outputs_hidden": True}
+    for cell in sols:  # Markdown plegado: Run All no lo ejecuta
+        assert cell.cell_type == "markdown" and cell.source.startswith("<details>")
     stubs = [c for c in nb.cells if "ejercicio" in c.metadata.get("tags", [])]
     assert all("raise NotImplementedError" in c.source for c in stubs)
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -562,7 +631,8 @@ def test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints_the_page_number
     que llamara con otros entrenaría y tendría que imprimir los mismos números."""
     from nbclient import NotebookClient
 
-    stored = cuaderno_de(path)
+    # Quien aprende carga cada solución a propósito (su código, en una celda nueva).
+    stored = with_solutions_loaded(cuaderno_de(path))
     # Los números de la prosa que la construcción imprimió en el cuaderno (salvo los
     # tiempos medidos y las salidas que los imprimen: cambian en cada ejecución)...
     timings = [(t, 0.0) for t in measured_values(path)]
@@ -641,6 +711,82 @@ def ids_de(pagina: str) -> set[str]:
     return _IDS[pagina]
 
 
+# --- «Run All» no ejecuta ninguna solución (issue 50) --------------------------------
+
+#: Un bloque de código Python de Markdown (``bloque_de_codigo``): el de una solución.
+CODE_BLOCK = re.compile(r"^(`{3,})python\n(.*?)\n\1$", re.S | re.M)
+#: La clase del HTML de un comprobador que da el ejercicio por bueno (resnorm).
+PASSED_CLASS = "resnorm-feedback-bien"
+
+
+def is_solution(cell) -> bool:
+    return "solucion" in cell.metadata.get("tags", [])
+
+
+def solution_code(cell) -> list[str]:
+    """El código de una solución plegada (sus bloques ```python)."""
+    return [m[2] for m in CODE_BLOCK.finditer(cell.source)]
+
+
+def with_solutions_loaded(nb):
+    """El cuaderno de quien carga cada solución a propósito, como dice la solución:
+    su código, copiado en una celda de código nueva justo debajo."""
+    import copy
+
+    nb = copy.deepcopy(nb)
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if is_solution(cell):
+            cells += [nbformat.v4.new_code_cell(code) for code in solution_code(cell)]
+    nb.cells = cells
+    return nb
+
+
+def stub_functions(nb) -> dict[str, str]:
+    """Las funciones que definen los esqueletos de los ejercicios: nombre → celda."""
+    import ast
+
+    return {node.name: cell.source for cell in nb.cells
+            if "ejercicio" in cell.metadata.get("tags", [])
+            for node in ast.parse(cell.source).body
+            if isinstance(node, ast.FunctionDef)}
+
+
+def output_texts(cell) -> list[str]:
+    """El texto y el HTML de cada salida de una celda."""
+    return [out.get("text", "") + str(out.get("data", {}).get("text/plain", ""))
+            + str(out.get("data", {}).get("text/html", ""))
+            for out in cell.get("outputs", [])]
+
+
+def shows_a_pass(text: str) -> bool:
+    """¿Dice un comprobador «✓ …» (el ejercicio bien hecho)?"""
+    return PASSED_CLASS in text or any(
+        line.lstrip().startswith("\u2713 ") for line in text.splitlines())
+
+
+def test_shows_a_pass_finds_the_checker_pass_not_its_pending_box():
+    from resnorm.exercises._feedback import Feedback, not_written
+
+    good = Feedback("Suma", True, ["\u2713 un caso"])
+    assert shows_a_pass(str(good)) and shows_a_pass(good._repr_html_())
+    pending = not_written("Suma")
+    assert not shows_a_pass(str(pending)) and not shows_a_pass(pending._repr_html_())
+    assert not shows_a_pass(str(Feedback("Suma", False, ["\u2717 un caso"])))
+
+
+def test_a_loaded_solution_is_a_code_cell_under_its_folded_block():
+    cells = [celda("def f(x):\n    raise NotImplementedError", ["ejercicio"]),
+             new_markdown_cell("```{solution-start} ej-04-2\n:class: dropdown\n```"),
+             celda("def f(x):\n    return x", ["solucion"]),
+             new_markdown_cell("```{solution-end}\n```")]
+    nb = with_solutions_loaded(conversor().cuaderno(new_notebook(cells=cells)))
+    assert [c.cell_type for c in nb.cells] == ["code", "markdown", "code"]
+    assert nb.cells[2].source == "def f(x):\n    return x"
+    assert stub_functions(nb) == {"f": "def f(x):\n    raise NotImplementedError"}
+
+
 @pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_link_of_a_learner_notebook_reaches_its_target_on_the_site(
@@ -679,3 +825,247 @@ def test_chapter_11_continues_to_step_8_with_a_link_not_python(built_site):
         "enlaces"]["paso8_url"]
     assert f"[Continúa en el Paso 8: apilar bloques →]({paso8})" in prosa
     assert ".format(" not in prosa and "{{" not in prosa
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_each_solution_is_folded_markdown_with_its_code_and_explanation(
+        path, built_site):
+    """Ninguna celda de código lleva una solución: cada una es un ``<details>``
+    cerrado con el código de la solución de la fuente (para copiarlo tal cual) y, si
+    la tiene, su explicación (las de los ejercicios 2.4 y 2.5)."""
+    source = nbformat.read(path, as_version=4)
+    learner = cuaderno_de(path)
+    sols = [c for c in learner.cells if is_solution(c)]
+    assert len(sols) == sum("{solution-start}" in c.source for c in source.cells
+                            if c.cell_type == "markdown")
+    expected = [c.source.strip() for c in source.cells
+                if is_solution(c) and c.cell_type == "code"]
+    assert [code for c in sols for code in solution_code(c)] == expected
+    for cell in sols:
+        assert cell.cell_type == "markdown"
+        assert cell.source.startswith("<details>\n<summary>Solución del Ejercicio ")
+        assert cell.source.endswith("</details>") and "<details open" not in cell.source
+    # Ninguna línea propia de una solución está en una celda de código.
+    code = "\n".join(c.source for c in learner.cells if c.cell_type == "code")
+    others = "\n".join(c.source for c in source.cells if not is_solution(c))
+    own = {line.strip() for text in expected for line in text.splitlines()[1:]
+           if line.strip() and line.strip() not in others}
+    assert not [line for line in own if line in code], path.name
+    # La prosa que la página pliega con la solución va dentro del <details>.
+    inside, prose = False, []
+    for cell in source.cells:
+        if cell.cell_type == "markdown" and "{solution-start}" in cell.source:
+            inside = True
+        elif cell.cell_type == "markdown" and "{solution-end}" in cell.source:
+            inside = False
+        elif inside and cell.cell_type == "markdown":
+            # el trozo más largo sin fórmulas ni roles: se lee igual en el cuaderno
+            parts = re.split(r"\$|\{|\}|`|\n", cell.source)
+            prose.append(max(parts, key=len).strip()[:40])
+    folded = "\n".join(c.source for c in sols)
+    open_prose = "\n".join(c.source for c in learner.cells
+                           if c.cell_type == "markdown" and not is_solution(c))
+    for start in filter(None, prose):
+        assert start in folded and start not in open_prose, (path.name, start)
+
+
+@pytest.mark.build
+def test_the_explanations_of_exercises_2_4_and_2_5_are_folded(built_site):
+    nb = cuaderno_de(next(p for p in NOTEBOOKS if p.stem.startswith("02_")))
+    sols = {re.search(r"Ejercicio (2\.\d)", c.source)[1]: c.source
+            for c in nb.cells if is_solution(c)}
+    assert "La residual. Con $W = 0$" in sols["2.4"]
+    assert "Con la capa plana no hay pesos así" in sols["2.5"]
+
+
+@pytest.mark.build
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_run_all_on_a_fresh_kernel_runs_no_solution_and_keeps_the_learner_stubs(
+        path, built_site, tmp_path, gpt_memo, monkeypatch):
+    """«Run All» de un cuaderno recién abierto, con los ejercicios sin hacer: ningún
+    error, ningún «✓» de un comprobador, cada comprobador dice que falta escribir la
+    función, al final cada función de quien aprende es aún su esqueleto, y cada
+    figura se ve una vez (la que dibuja la celda, no otra vez en su pie)."""
+    from nbclient import NotebookClient
+
+    # Las figuras en línea, como en Jupyter (el Makefile exporta MPLBACKEND=Agg).
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    nb = cuaderno_de(path)
+    stubs = stub_functions(nb)
+    assert stubs, f"{path.name}: ningún ejercicio"
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import inspect as _inspect, json as _json\n"
+        f"print(_json.dumps({{n: _inspect.getsource(globals()[n])\n"
+        f"                  for n in {sorted(stubs)}}}))"))
+    fresh = NotebookClient(nb, timeout=600, kernel_name="python3",
+                           resources={"metadata": {"path": str(tmp_path)}}).execute()
+    passes = [c.source.splitlines()[0] for c in fresh.cells[:-1]
+              if any(shows_a_pass(t) for t in output_texts(c))]
+    assert not passes, f"{path.name}: un «✓» tras Run All en {passes}"
+    from resnorm.exercises._feedback import NOT_WRITTEN
+
+    for cell in fresh.cells:
+        if "ejercicio" in cell.metadata.get("tags", []):
+            said = "".join(output_texts(cell))
+            assert NOT_WRITTEN.split(":")[0] in said, (path.name, cell.source[:60])
+    import json
+
+    now = json.loads(fresh.cells[-1].outputs[0].text)
+    changed = [name for name, code in now.items() if code.strip() not in stubs[name]]
+    assert not changed, f"{path.name}: Run All cambió {changed}"
+    twice = [(caption, n) for caption, n in figure_counts(fresh) if n != 1]
+    assert not twice, f"{path.name}: tras Run All, {twice}"
+
+
+# --- Lo que nombra una pista o un esqueleto ya está importado (issue 50) -------------
+
+#: ``np.bincount``, ``math.sqrt``: un nombre seguido de un atributo, en una pista.
+DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.[A-Za-z_]\w*")
+
+
+def checker_texts(name: str) -> list[str]:
+    """Los textos (pistas incluidas) del comprobador ``name`` de resnorm.exercises."""
+    import ast
+    import inspect
+
+    import resnorm.exercises as exercises
+
+    fn = getattr(exercises, name, None)
+    if fn is None:
+        import importlib
+        import pkgutil
+
+        for mod in pkgutil.iter_modules(exercises.__path__):
+            module = importlib.import_module(f"resnorm.exercises.{mod.name}")
+            fn = fn or getattr(module, name, None)
+    if fn is None:
+        return []
+    tree = ast.parse(inspect.getsource(inspect.getmodule(fn)))
+    (node,) = [n for n in ast.walk(tree)
+               if isinstance(n, ast.FunctionDef) and n.name == fn.__name__]
+    return [c.value for c in ast.walk(node)
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+
+
+def names_a_hint_needs(nb) -> list[tuple[str, str, set[str]]]:
+    """(ejercicio, esqueleto, nombres) por ejercicio: los módulos que nombran su
+    enunciado, sus pistas y las del comprobador (``np.``…), y lo que lee el código
+    del esqueleto. Módulos: los que el capítulo importa en alguna celda (también en
+    el código de sus soluciones)."""
+    import ast
+    import builtins
+
+    from cuadernos import _sentencias, nombres
+
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    code += [s for c in nb.cells if is_solution(c) for s in solution_code(c)]
+    modules = {(a.asname or a.name).split(".")[0] for text in code
+               for node in ast.walk(ast.Module(_sentencias(text), type_ignores=[]))
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if "ejercicio" not in cell.metadata.get("tags", []):
+            continue
+        before = [c for c in nb.cells[:i] if c.cell_type == "markdown"]
+        statement = next((c.source for c in reversed(before)
+                          if c.source.startswith("> **Ejercicio")), "")
+        hints = []
+        for later in nb.cells[i + 1:]:
+            if is_solution(later) or later.cell_type == "code":
+                break
+            hints.append(later.source)
+        define, reads = nombres(cell.source)
+        reads -= define | set(dir(builtins))
+        texts = [statement, *hints]
+        for called in reads:
+            texts += checker_texts(called) if called.startswith("check_") else []
+        used = {m for t in texts for m in DOTTED.findall(t)} & modules
+        title = re.search(r"\*\*(Ejercicio [^*]+)\*\*", statement)
+        out.append((title[1] if title else f"celda {i}", cell.source, used | reads))
+    return out
+
+
+def test_names_a_hint_needs_reads_module_uses_in_hints_and_checker_text():
+    cells = [celda("import math\nfrom resnorm.exercises import check_std"),
+             new_markdown_cell("> **Ejercicio 3.3 (σ)**\n>\n> Usa `np.mean`."),
+             celda("def f(x):\n    raise NotImplementedError\n\n\ncheck_std(f)",
+                   ["ejercicio"]),
+             new_markdown_cell("<details>\n<summary>Pista 1</summary>\n\n`torch.std`"
+                               "\n\n</details>"),
+             new_markdown_cell("<details>\n<summary>Solución</summary>\n\n```python\n"
+                               "import numpy as np\nimport torch\n```\n\n</details>",
+                               metadata={"tags": ["solucion"]})]
+    ((title, _, names),) = names_a_hint_needs(new_notebook(cells=cells))
+    assert title == "Ejercicio 3.3 (σ)"
+    # np (enunciado), torch (pista), math (el comprobador: «math.sqrt o np.sqrt»).
+    assert names == {"np", "torch", "math", "check_std"}
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_name_a_hint_or_skeleton_needs_is_imported_before_it(path, built_site):
+    """Con las soluciones plegadas (no se ejecutan), lo que una pista nombra
+    (``np.bincount``) lo ha importado ya una celda que se ejecuta antes, o la del
+    propio esqueleto."""
+    from cuadernos import nombres
+
+    nb = cuaderno_de(path)
+    missing = []
+    for title, stub, needed in names_a_hint_needs(nb):
+        index = next(i for i, c in enumerate(nb.cells) if c.source == stub)
+        defined = set().union(*(nombres(c.source)[0] for c in nb.cells[:index + 1]
+                                if c.cell_type == "code"))
+        missing += [f"{title}: {name}" for name in sorted(needed - defined)]
+    assert not missing, f"{path.name}: sin importar antes: {missing}"
+
+
+# --- Cada figura, una vez; ninguna celda oculta vacía (issue 50) ----------------------
+
+CAPTION = re.compile(r"^\*\*Figura [\d.]+\*\* — ", re.M)
+
+
+def figure_counts(nb) -> list[tuple[str, int]]:
+    """(pie, veces que se ve su figura) de cada figura numerada del cuaderno: las
+    imágenes de la celda del pie y las salidas de imagen de las celdas de código que
+    van justo antes (desde la celda de texto anterior)."""
+    out, shown = [], 0
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            shown += sum(any(m.startswith("image/") for m in o.get("data", {}))
+                         for o in cell.get("outputs", []))
+            continue
+        if is_solution(cell):
+            continue
+        if (m := CAPTION.search(cell.source)):
+            out.append((cell.source[m.start():m.start() + 60],
+                        shown + cell.source.count("![")))
+        shown = 0
+    return out
+
+
+def test_figure_counts_sees_an_output_and_a_caption_image():
+    shown = new_output("display_data", data={"image/png": PNG, "text/plain": "fig"})
+    nb = new_notebook(cells=[
+        celda("plot()", outputs=[shown]),
+        new_markdown_cell("![a](attachment:a.png)\n\n**Figura 4.1** — Dos."),
+        new_markdown_cell("Texto."), celda("x = 1"),
+        new_markdown_cell("**Figura 4.2** — Sin imagen.")])
+    assert [n for _, n in figure_counts(nb)] == [2, 0]
+
+
+@pytest.mark.build
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_each_figure_shows_once_and_no_hidden_cell_is_empty(path, built_site):
+    """Antes de ejecutar nada: cada figura se ve una vez (en la salida de la celda que
+    la dibuja o en su pie, no en los dos), y ninguna celda de código plegada está
+    vacía (las dos del capítulo 6: su salida era texto que la página quita), salvo
+    las de apoyo, que se ejecutan para las de abajo y lo dicen."""
+    nb = cuaderno_de(path)
+    twice = [(caption, n) for caption, n in figure_counts(nb) if n != 1]
+    assert not twice, f"{path.name}: {twice}"
+    empty = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "code"
+             and c.metadata.get("jupyter", {}).get("source_hidden")
+             and not c.outputs and not c.source.startswith("# Oculta en la página")]
+    assert not empty, f"{path.name}: celdas plegadas sin nada: {empty}"

@@ -12,10 +12,12 @@ sin ejecutar nada, lee lo que Lab dibuja: ni un rol ni una directiva en bruto, l
 soluciones y las pistas plegadas y los números de la prosa iguales a los de la página.
 En dos capítulos (``LAB_CHAPTERS`` y el de la calculadora) ejecuta todas las celdas
 (Run ▸ Run All Cells), espera a que el núcleo quede inactivo y comprueba que ninguna
-celda muestra un error y que cada widget (anywidget) se dibuja. En la calculadora del
-capítulo 3 cambia una entrada y comprueba que la media y la desviación estándar
-mostradas son las de ``resnorm`` y que el núcleo recibió el valor nuevo. El servidor y
-sus núcleos se paran al final, pase lo que pase.
+celda muestra un error, que cada widget (anywidget) se dibuja, que ningún comprobador
+dice «✓» (las soluciones van en Markdown plegado: Run All no las ejecuta) y que cada
+función de los ejercicios sigue siendo, en el núcleo, el esqueleto de quien aprende.
+En la calculadora del capítulo 3 cambia una entrada y comprueba que la media y la
+desviación estándar mostradas son las de ``resnorm`` y que el núcleo recibió el valor
+nuevo. El servidor y sus núcleos se paran al final, pase lo que pase.
 """
 
 from __future__ import annotations
@@ -514,7 +516,54 @@ def test_chapter_runs_in_jupyterlab_without_errors_and_widgets_render(lab, path)
     with open_and_run(lab, rel) as opened:
         report = cell_report(lab)
         problems = chapter_problems(lab, path, opened, report, errors_before)
+        problems += run_all_kept_the_learners_work(lab, path)
     assert not problems, "\n".join(problems)
+
+
+OUTPUT_TEXTS = """
+() => window.__rn.panel.content.widgets
+  .filter((c) => c.model.type === "code")
+  .map((c) => ({
+    source: c.model.sharedModel.getSource().slice(0, 80),
+    tags: c.model.getMetadata("tags") || [],
+    text: c.model.outputs.toJSON().map((o) => [o.text,
+      o.data && o.data["text/plain"], o.data && o.data["text/html"]]
+      .flat().filter(Boolean).join("")).join("\\n"),
+  }))
+"""
+PASSED_CLASS = "resnorm-feedback-bien"  # el HTML de un comprobador que da el «✓»
+
+
+def run_all_kept_the_learners_work(lab: LabPage, path: Path) -> list[str]:
+    """Tras «Run All» con los ejercicios sin hacer: ningún «✓» de un comprobador (las
+    soluciones van plegadas en Markdown y no se ejecutan) y cada función de quien
+    aprende sigue siendo su esqueleto en el núcleo."""
+    import ast
+
+    problems = []
+    for cell in lab.js(OUTPUT_TEXTS):
+        lines = (cell["text"] or "").splitlines()
+        if PASSED_CLASS in cell["text"] or any(
+                line.lstrip().startswith("\u2713 ") for line in lines):
+            problems.append(f"un «✓» tras Run All en: {cell['source']}")
+    learner = nbformat.read(LEARNER / path.name, as_version=4)
+    stubs = {node.name: cell.source for cell in learner.cells
+             if "ejercicio" in cell.metadata.get("tags", [])
+             for node in ast.parse(cell.source).body
+             if isinstance(node, ast.FunctionDef)}
+    if not stubs:
+        return [f"{path.name}: {p}" for p in problems]
+    probe = ("import inspect as _i, json as _j\n"
+             "print(_j.dumps({n: _i.getsource(globals()[n])\n"
+             f"                for n in {sorted(stubs)}}}))")
+    out = lab.js(KERNEL_EXECUTE, probe)
+    try:
+        now = json.loads(out)
+    except ValueError:
+        return [f"{path.name}: el núcleo no dio las funciones: {out[:200]}"]
+    problems += [f"Run All cambió {name}" for name, code in now.items()
+                 if code.strip() not in stubs[name]]
+    return [f"{path.name}: {p}" for p in problems]
 
 
 MEAN_STD_PROBE = "MeanStdCalculator("
@@ -574,6 +623,7 @@ def test_calculator_chapter_runs_and_a_new_input_reaches_page_and_kernel(lab):
     with open_and_run(lab, rel) as opened:
         report = cell_report(lab)
         problems = chapter_problems(lab, path, opened, report, errors_before)
+        problems += run_all_kept_the_learners_work(lab, path)
         assert not problems, "\n".join(problems)
         scope = f'[id="{opened["id"]}"] section.rn-meanstd'
         widget = lab.page.locator(scope).first
@@ -648,7 +698,8 @@ READ_REPORT = """
     prose: Array.from(rendered).map((n) => n.innerText).join("\\n"),
     text: content.node.innerText,
     solutions: tagged("solucion").map((c) => ({
-      inputHidden: c.inputHidden, outputHidden: c.outputHidden,
+      type: c.model.type,
+      folded: !!c.node.querySelector(".jp-RenderedMarkdown details:not([open])"),
       source: c.model.sharedModel.getSource() })),
     stubs: tagged("ejercicio").map((c) => c.model.sharedModel.getSource()),
     details: content.node.querySelectorAll(".jp-RenderedMarkdown details").length,
@@ -707,7 +758,7 @@ def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
     assert glued, f"{path.name}: la página no pega ningún valor"
     missing = [t for t in glued if t not in prose]
     assert not missing, f"{path.name}: la página dice {missing[:5]}, Lab no"
-    # Las soluciones, plegadas (código y salida); los ejercicios, por escribir.
+    # Las soluciones, plegadas; los ejercicios, por escribir.
     source = nbformat.read(path, as_version=4)
     n_solutions = sum("solucion" in c.metadata.get("tags", []) for c in source.cells)
     assert len(report["solutions"]) == n_solutions > 0, path.name
@@ -715,9 +766,11 @@ def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
     others = [c.source for c in learner.cells
               if "solucion" not in c.metadata.get("tags", [])]
     for solution in report["solutions"]:
-        assert solution["inputHidden"] and solution["outputHidden"], solution["source"]
+        # Markdown plegado (Run All no lo ejecuta), dibujado como <details> cerrado.
+        assert solution["type"] == "markdown" and solution["folded"], solution["source"]
         # Ninguna línea propia de la solución se lee en la pestaña.
-        own = [line.strip() for line in solution["source"].splitlines()[1:]
+        code = "\n".join(re.findall(r"```python\n(.*?)\n```", solution["source"], re.S))
+        own = [line.strip() for line in code.splitlines()[1:]
                if line.strip() and not any(line in other for other in others)]
         shown = [line for line in own if line in report["text"]]
         assert own and not shown, f"{path.name}: la solución se lee: {shown[:2]}"

@@ -258,3 +258,44 @@ def test_in_the_one_page_a_cross_reference_is_just_its_anchor():
     _pdf_sphinx().anchor_only(app, tree, "book/intro")
     assert [ref["refuri"] for ref in refs] == [
         "#ej-04-1", "#document-book/glosario", "https://pytorch.org/docs#LayerNorm"]
+
+
+# --- Reproducible: sin la hora de la impresión (issue 50) ---------------------------
+
+
+def _tools_pdf():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pdf_", ROOT / "tools" / "pdf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_without_dates_keeps_the_pdf_and_drops_only_the_print_time(browser):
+    """Dos impresiones de la misma página, en segundos distintos, dan el mismo PDF
+    sin sus fechas; el título y los marcadores se quedan."""
+    import io
+    import time
+
+    from pypdf import PdfReader
+
+    tools = _tools_pdf()
+    page = browser.new_page()
+    try:
+        page.set_content("<title>Curso</title><h1 id='a'>Uno</h1><a href='#a'>ir</a>")
+        first = page.pdf(format="A4", outline=True, tagged=True)
+        time.sleep(1.1)
+        second = page.pdf(format="A4", outline=True, tagged=True)
+    finally:
+        page.close()
+    assert first != second, "Chromium ya no escribe la hora: sobra without_dates"
+    clean = tools.without_dates(first)
+    assert clean == tools.without_dates(second)
+    meta = PdfReader(io.BytesIO(clean)).metadata
+    assert meta["/Title"] == "Curso" and not set(tools.DATES) & set(meta)
+    assert len(PdfReader(io.BytesIO(clean)).outline) == 1
+
+
+def test_the_course_pdf_records_no_print_time(reader):
+    assert not set(_tools_pdf().DATES) & set(reader.metadata or {}), reader.metadata

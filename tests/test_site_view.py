@@ -1307,3 +1307,161 @@ def test_site_extensions_live_with_the_book_not_in_resnorm():
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"^\s*(from|import) (sphinx|docutils|babel|fontTools)\b",
                              text, re.M), path
+
+
+# --- El camino del que aprende (issue 50) ------------------------------------------
+
+LANDING = "book/intro.html"
+FIRST_CHAPTER = "notebooks/01_problema_apilar.html"
+
+
+def test_the_landing_starts_with_one_link_to_chapter_1_and_the_short_path():
+    """Bajo el título, antes de la figura: «Empieza por el capítulo 1» y el camino
+    corto; la tabla de progreso, debajo de la lista de capítulos."""
+    main = built_soup(LANDING).select_one("main")
+    start = [a for a in main.select("a") if "Empieza por el capítulo 1" in a.get_text()]
+    assert len(start) == 1, [a.get_text() for a in start]
+    assert start[0]["href"].split("#")[0].endswith(FIRST_CHAPTER.split("/")[1])
+    elements = main.find_all(True)
+    tests = {
+        "start": lambda e: e is start[0],
+        "figure": lambda e: e.name == "figure",
+        "path": lambda e: e.name == "a" and e.get("href", "").endswith("#camino-corto"),
+        "chapters": lambda e: e.name == "table",
+        "progress": lambda e: e.get("id") == "rn-progreso-curso",
+    }
+    where = {name: next(i for i, e in enumerate(elements) if test(e))
+             for name, test in tests.items()}
+    assert where["start"] < where["figure"] and where["path"] < where["figure"], where
+    assert where["chapters"] < where["progress"], where
+
+
+@pytest.mark.parametrize("view", ["telefono-claro", "portatil-claro"])
+def test_the_start_link_is_on_the_first_screen(view, tab, site_url):
+    page = tab(view).next_visit()
+    page.goto(f"{site_url}/{LANDING}", wait_until="load")
+    link = page.get_by_role("link", name="Empieza por el capítulo 1")
+    box = link.bounding_box()
+    height = page.viewport_size["height"]
+    assert box and box["y"] + box["height"] <= height, (view, box, height)
+    link.click()
+    page.wait_for_url(f"**/{FIRST_CHAPTER}")
+
+
+def _short_path() -> list[tuple[str, str]]:
+    """(página, ancla) de cada sección del camino corto, como la lista la portada."""
+    links = built_soup(LANDING).select("ul:has(+ p.tiempo-camino) > li a")
+    out = []
+    for a in links:
+        page, _, anchor = a["href"].partition("#")
+        out.append(((Path("book") / page).as_posix(), anchor))
+    return out
+
+
+def _resolve(rel_from: str, href: str) -> tuple[str, str]:
+    page, _, anchor = href.partition("#")
+    target = (Path(rel_from).parent / page).as_posix() if page else rel_from
+    return os.path.normpath(target), anchor
+
+
+def test_each_section_of_the_short_path_ends_with_a_link_to_the_next():
+    steps = [(os.path.normpath(p), a) for p, a in _short_path()]
+    assert len(steps) >= 4, steps
+    for k, (rel, anchor) in enumerate(steps):
+        section = built_soup(rel).select_one(f'section[id="{anchor}"]')
+        assert section is not None, (rel, anchor)
+        last = section.find_all("p", class_="tiempo-camino-siguiente", recursive=False)
+        assert len(last) == 1, (rel, anchor)
+        assert last[0] is section.find_all(recursive=False)[-1], (rel, anchor)
+        link = last[0].select_one("a")
+        expected = steps[k + 1] if k + 1 < len(steps) else (LANDING, "")
+        assert _resolve(rel, link["href"]) == expected, (rel, anchor, link["href"])
+
+
+# --- Búsqueda: sin cifras de la construcción ni la página de estadísticas -----------
+
+BUILD_COUNTS = re.compile(r"\bpalabras?\b.*\blíneas? de (?:código|salida)\b|"
+                          r"\blíneas? de código\b")
+
+
+@pytest.mark.parametrize("rel", [p for p in PAGES if p.startswith("notebooks/")])
+def test_the_reading_time_line_holds_no_build_counts(rel):
+    line = built_soup(rel).select_one("p.tiempo-lectura")
+    assert line is not None, rel
+    assert not BUILD_COUNTS.search(line.get_text()), f"{rel}: {line.get_text()}"
+
+
+def test_the_statistics_page_is_not_in_the_search_index():
+    import json
+
+    text = (BUILD_HTML / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    doc = index["docnames"].index("book/estadisticas")
+    assert index["titles"][doc] == "", index["titles"][doc]
+
+    def docs(entry):
+        return entry if isinstance(entry, list) else [entry]
+
+    for kind in ("terms", "titleterms"):
+        found = [t for t, where in index[kind].items() if doc in docs(where)]
+        assert not found, f"{kind}: {found[:5]}"
+
+
+@pytest.mark.parametrize("query", ["Pre-LN", "γ", "estadísticas"])
+def test_search_snippets_are_the_readers_text_and_skip_the_statistics_page(
+        query, search):
+    found = search(query)
+    assert "book/estadisticas.html" not in found.pages, found.pages
+    for rel, snippet in found.hits:
+        assert not BUILD_COUNTS.search(snippet), f"«{query}», {rel}: {snippet}"
+    assert not found.console_errors, found.console_errors
+
+
+# --- 320 px: nada recortado en los widgets --------------------------------------------
+
+CLIPPED_JS = r"""
+() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const root of document.querySelectorAll("section.rn-widget")) {
+    const rootBox = root.getBoundingClientRect();
+    if (root.scrollWidth > root.clientWidth + 1)
+      out.push(`${root.className}: ${root.scrollWidth} > ${root.clientWidth}`);
+    for (const el of root.querySelectorAll("*")) {
+      const box = el.getBoundingClientRect();
+      if (!box.width || getComputedStyle(el).visibility === "hidden") continue;
+      if (el.closest("svg") && el.tagName.toLowerCase() !== "svg") continue;
+      // Lo que se desplaza dentro de su propia caja (una tabla ancha) no se recorta:
+      // se mide la caja.
+      let scroller = el.parentElement;
+      while (scroller && scroller !== root &&
+             !/auto|scroll/.test(getComputedStyle(scroller).overflowX))
+        scroller = scroller.parentElement;
+      if (scroller && scroller !== root) continue;
+      if (box.left < Math.max(0, rootBox.left) - 1 ||
+          box.right > Math.min(width, rootBox.right) + 1)
+        out.push(`${el.tagName.toLowerCase()}.${el.className}: ` +
+                 `${Math.round(box.left)}–${Math.round(box.right)} de ${width}`);
+    }
+  }
+  return out;
+}
+"""
+
+
+@pytest.mark.parametrize("rel", [p for p in WIDGET_PAGES if p.startswith("notebooks/")])
+def test_nothing_in_a_widget_is_clipped_on_a_320_px_phone(rel, browser, site_url):
+    """WCAG 1.4.10 (reflujo): a 320 px, cada control y cada tarjeta de un widget
+    cabe en el widget y en la ventana (las tarjetas del GPT medían 19rem; los
+    desplegables del explorador de LayerNorm, 337 y 387 px)."""
+    context = browser.new_context(viewport={"width": 320, "height": 700},
+                                  reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
+        draw_widgets(page, timeout=LOAD_TIMEOUT)
+        assert page.locator("section.rn-widget").count(), rel
+        clipped = page.evaluate(CLIPPED_JS)
+        assert not clipped, f"{rel} a 320 px: {clipped[:8]}"
+    finally:
+        context.close()

@@ -96,7 +96,7 @@ def test_extension_is_registered_in_config():
 _CAPITULOS = sorted(p.stem for p in notebook_paths())  # los borradores no se construyen
 _LINEA = re.compile(
     r'<p class="tiempo-lectura"><em>Tiempo: leer, unos (\d+) min'
-    r"(?:; con los ejercicios, unos (\d+) min)? \(([^)]*)\)"
+    r"(?:; con los ejercicios, unos (\d+) min)?\.</em>"
 )
 _OCULTAS = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
 
@@ -141,17 +141,37 @@ def _recuento(nb) -> dict[str, int]:
     return cuenta
 
 
+def _fila_de_estadisticas(built_site, capitulo: str) -> list[str]:
+    """La fila del capítulo en la tabla de lo contado de la página de estadísticas:
+    capítulo, leer, con ejercicios y lo contado (las cifras de la construcción)."""
+    from bs4 import BeautifulSoup
+
+    html = (built_site / "book" / "estadisticas.html").read_text(encoding="utf-8")
+    tabla = BeautifulSoup(html, "html.parser").select_one("table.tiempo-contado")
+    assert tabla is not None, "la página de estadísticas no da lo contado"
+    for fila in tabla.select("tbody tr"):
+        celdas = [" ".join(td.get_text().split()) for td in fila.select("td")]
+        enlace = fila.select_one("a")
+        if enlace and enlace["href"].split("#")[0].endswith(f"{capitulo}.html"):
+            return celdas
+    raise AssertionError(f"{capitulo}: no está en la tabla de lo contado")
+
+
 @pytest.mark.parametrize("capitulo", _CAPITULOS)
 def test_each_built_chapter_counts_what_its_page_holds(capitulo, executed_notebooks,
                                                        built_site):
-    """La línea bajo el título dice «leer» y «con los ejercicios», y lo que cuenta es
-    lo que tiene el capítulo ejecutado: los bloques de preguntas son preguntas (del
-    banco), no widgets; el código que se ve, líneas de código."""
+    """La línea bajo el título dice «leer» y «con los ejercicios»; lo que cuenta (en
+    la página de estadísticas, no en el texto del lector) es lo que tiene el capítulo
+    ejecutado: los bloques de preguntas son preguntas (del banco), no widgets; el
+    código que se ve, líneas de código."""
     html = (built_site / "notebooks" / f"{capitulo}.html").read_text(encoding="utf-8")
     m = _LINEA.search(html)
     assert m, f"{capitulo}: falta la línea «Tiempo: leer, unos N min» bajo el título"
     assert html.index("tiempo-lectura") > html.index("<h1"), "va tras el título"
-    leer, con_ejercicios, detalle = int(m.group(1)), m.group(2), m.group(3)
+    leer, con_ejercicios = int(m.group(1)), m.group(2)
+    fila = _fila_de_estadisticas(built_site, capitulo)
+    assert fila[1:3] == [str(leer), con_ejercicios or "—"], fila
+    detalle = fila[3]
     esperado = _recuento(executed_notebooks(ROOT / "notebooks" / f"{capitulo}.ipynb"))
     assert _cuenta(detalle, "ejercicio") == esperado["ejercicios"], detalle
     assert _cuenta(detalle, "pregunta") == esperado["preguntas"], detalle

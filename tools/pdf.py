@@ -5,7 +5,8 @@ el Chromium de las pruebas la imprime con la hoja del sitio (``impresion.css`` y
 ``impresion.js``; el número al pie, de su ``@page``). Chromium pone los marcadores,
 pero no la página de cada capítulo en el índice (no tiene ``target-counter()``): se
 imprime con las de la impresión anterior, leídas de los destinos del PDF, hasta que
-coinciden.
+coinciden. Chromium escribe además la hora de la impresión: se quita con pypdf
+(``without_dates``), para que dos construcciones den el mismo archivo.
 """
 
 from __future__ import annotations
@@ -66,6 +67,25 @@ def chapter_pages(pdf: bytes) -> dict[str, int]:
             if name.startswith("/document-")}
 
 
+#: Lo que Chromium escribe con la hora de la impresión: sin ello, dos construcciones
+#: del mismo libro dan el mismo PDF.
+DATES = ("/CreationDate", "/ModDate")
+
+
+def without_dates(pdf: bytes) -> bytes:
+    """El mismo PDF (pypdf lo copia entero: marcadores, destinos, estructura) sin
+    fecha de creación ni de modificación en su diccionario de información."""
+    from pypdf import PdfReader, PdfWriter
+
+    reader = PdfReader(io.BytesIO(pdf))
+    writer = PdfWriter(clone_from=reader)
+    writer.metadata = {k: v for k, v in (reader.metadata or {}).items()
+                       if k not in DATES}
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 def render_pdf(page) -> bytes:
     """Imprime hasta que el índice da la página en la que empieza cada capítulo."""
     page.evaluate(PREPARE)
@@ -99,7 +119,7 @@ def main() -> None:
         browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1000, "height": 1400})
         page.goto(f"{url}/{Path(ROOT_DOC).name}.html", timeout=120_000)
-        PDF.write_bytes(render_pdf(page))
+        PDF.write_bytes(without_dates(render_pdf(page)))
     print(f"PDF del curso: {PDF.relative_to(ROOT)} ({PDF.stat().st_size // 1000} KB)")
 
 

@@ -200,10 +200,8 @@ class Conversor:
             titulo += f" ({arg})" if arg else ""
             self.ejercicios[etiqueta] = titulo
             return en_cita(titulo, cuerpo)
-        if nombre == "solution-start":
-            titulo = self.ejercicios.get(arg, "Ejercicio")
-            return (f"**Solución del {titulo}.** La celda siguiente"
-                    " está plegada: despliégala cuando lo hayas intentado.")
+        if nombre == "solution-start":  # el título del <details> (plegar_soluciones)
+            return f"Solución del {self.ejercicios.get(arg, 'Ejercicio')}"
         if nombre == "solution-end":
             return ""
         titulo = arg or str(admonitionlabels.get(nombre, ""))
@@ -221,19 +219,38 @@ class Conversor:
             datos = base64.b64encode(ruta.read_bytes()).decode()
             alt = opciones.get("alt", "")
             partes.append(self._adjunto(ruta.name, mime, datos, alt))
-        elif arg not in self.mostradas:
-            bundle = self.pegados.get(arg, {})  # glue_figure: un <img> PNG en línea
-            img = re.search(r'<img[^>]*\ssrc="data:([^;"]+);base64,([^"]+)"',
-                            str(bundle.get("text/html", "")))
-            if img is None:
-                logger.warning("cuadernos: la figura pegada %r no tiene imagen", arg)
-            else:
-                nombre_img = arg + (mimetypes.guess_extension(img[1]) or ".png")
-                alt = str(bundle.get("text/plain", "")).strip("'\"")
-                partes.append(self._adjunto(nombre_img, img[1], img[2], alt))
+        elif arg not in self.mostradas and (img := self.imagen_pegada(arg)):
+            mime, datos, alt, _ = img
+            nombre_img = arg + (mimetypes.guess_extension(mime) or ".png")
+            partes.append(self._adjunto(nombre_img, mime, datos, alt))
         if opciones.get("name"):
             pie = f"**{self.numero(opciones['name'], 'Figura %s')}** — {pie}"
         return "\n\n".join(partes + [pie] if pie else partes)
+
+    def imagen_pegada(self, clave: str) -> tuple[str, str, str, dict] | None:
+        """(mime, base64, texto alternativo, tamaño) del ``<img>`` de glue_figure."""
+        bundle = self.pegados.get(clave, {})
+        img = re.search(r'<img[^>]*\ssrc="data:([^;"]+);base64,([^"]+)"[^>]*>',
+                        str(bundle.get("text/html", "")))
+        if img is None:
+            logger.warning("cuadernos: la figura pegada %r no tiene imagen", clave)
+            return None
+        tamaño = {k: int(v) for k, v in re.findall(r'\s(width|height)="(\d+)"', img[0])}
+        alt = str(bundle.get("text/plain", "")).strip("'\"")
+        return img[1], img[2], alt, tamaño
+
+    def con_sus_figuras(self, celda, claves):
+        """La celda que dibuja una figura pegada la muestra en su salida (y el pie ya
+        no): al ejecutarla, la figura nueva la sustituye, no sale dos veces."""
+        for clave in claves:
+            if not any(map(es_imagen, celda.outputs)) and (
+                    img := self.imagen_pegada(clave)):
+                mime, datos, alt, tamaño = img
+                celda.outputs.append(nbformat.v4.new_output(
+                    "display_data", data={mime: datos, "text/plain": alt},
+                    metadata={mime: tamaño} if tamaño else {}))
+            self.mostradas.add(clave)
+        return celda
 
     def _adjunto(self, nombre: str, mime: str, datos: str, alt: str) -> str:
         """Imagen adjunta; un SVG, en ``data:`` (Lab no dibuja SVG adjuntos)."""
@@ -246,6 +263,7 @@ class Conversor:
     def cuaderno(self, nb) -> nbformat.NotebookNode:
         """El notebook ejecutado → el cuaderno del alumno (una copia)."""
         nb = copy.deepcopy(nb)
+        figuras = figuras_pegadas(nb.cells)  # antes de quitar los glue_figure
         claves = []  # las de lo que pega cada celda (se quita de sus salidas)
         for celda in nb.cells:
             pegados = {clave: s.data for clave, s in extract_glue_data_cell(celda)}
@@ -253,7 +271,9 @@ class Conversor:
             claves.append(set(pegados))
             if destino_de(celda) == "fuera":  # puede quedarse como apoyo
                 celda.source = sin_pegado(celda.source)
+        marcar_soluciones(nb.cells)
         destinos, faltan = destinos_de(nb.cells)
+        dibujan = celdas_que_dibujan(nb.cells, destinos, figuras)
         celdas, imagen = [], False  # imagen: ya la muestra una salida que se queda
         for i, (celda, destino) in enumerate(zip(nb.cells, destinos)):
             if celda.cell_type != "code":
@@ -265,7 +285,8 @@ class Conversor:
             if destino == "fuera":
                 continue
             if celda.cell_type != "markdown":
-                celdas.append(preparar_codigo(celda, destino, faltan.get(i)))
+                celda = preparar_codigo(celda, destino, faltan.get(i))
+                celdas.append(self.con_sus_figuras(celda, dibujan.get(i, [])))
             else:
                 self.adjuntos = {}
                 celda.source = self.markdown(celda.source).strip()
@@ -273,10 +294,72 @@ class Conversor:
                     celda["attachments"] = self.adjuntos
                 if celda.source:
                     celdas.append(celda)
-        nb.cells = celdas
+        nb.cells = plegar_soluciones(celdas)
         nb.metadata.pop("mystnb", None)
         nb.metadata["kernelspec"] = KERNELSPEC
         return nb
+
+
+# --- Las soluciones: Markdown plegado, que «Run All» nunca ejecuta --------------------
+
+#: Lo que lleva cada celda entre ``solution-start`` y ``solution-end`` (su número).
+TRAMO = "cuadernos_solucion"
+COMO_CARGAR = ("Para ejecutarla, copia el código en una celda de código nueva (o en la "
+               "del ejercicio, en lugar del tuyo) y ejecuta esa celda.")
+
+
+def marcar_soluciones(celdas) -> None:
+    """Anota en cada celda de una solución, de ``solution-start`` a ``solution-end``
+    (las dos incluidas), el número de esa solución."""
+    tramo, dentro = -1, False
+    for celda in celdas:
+        markdown = celda.cell_type == "markdown"
+        if markdown and "{solution-start}" in celda.source:
+            tramo, dentro = tramo + 1, True
+        if dentro:
+            celda.metadata[TRAMO] = tramo
+        if markdown and "{solution-end}" in celda.source:
+            dentro = False
+
+
+def bloque_de_codigo(codigo: str) -> str:
+    """Un bloque de código Python de Markdown, con más comillas que las del código."""
+    largo = max([3, *(len(m) + 1 for m in re.findall(r"`{3,}", codigo))])
+    return f"{'`' * largo}python\n{codigo.strip()}\n{'`' * largo}"
+
+
+def plegar_soluciones(celdas) -> list:
+    """Cada solución, en una sola celda de Markdown: un ``<details>`` cerrado con su
+    código como bloque (no como celda: «Run All» no lo ejecuta ni redefine las
+    funciones de quien aprende) y su explicación. Una celda oculta de apoyo (la usa una
+    de abajo) sigue siendo código, después."""
+    salida, partes = [], {}
+    for celda in celdas:
+        tramo = celda.metadata.pop(TRAMO, None)
+        if tramo is None:
+            salida.append(celda)
+        elif celda.cell_type == "code" and "solucion" not in celda.metadata.get(
+                "tags", []) and celda.metadata.get("jupyter", {}).get("source_hidden"):
+            salida.append(celda)  # apoyo
+        else:
+            if tramo not in partes:
+                partes[tramo] = []
+                salida.append(nbformat.v4.new_markdown_cell(
+                    metadata={"tags": ["solucion"], TRAMO: tramo}))
+            partes[tramo].append(celda)
+    for celda in salida:
+        if (tramo := celda.metadata.pop(TRAMO, None)) is None:
+            continue
+        titulo, *cuerpo = partes[tramo]
+        textos = [bloque_de_codigo(c.source) if c.cell_type == "code" else c.source
+                  for c in cuerpo]
+        if any(c.cell_type == "code" for c in cuerpo):
+            textos.insert(0, COMO_CARGAR)
+        celda.source = plegado(titulo.source, "\n\n".join(textos))
+        adjuntos = [c.attachments for c in cuerpo if c.get("attachments")]
+        if adjuntos:
+            celda.attachments = {k: v for a in adjuntos for k, v in a.items()}
+    return salida
 
 
 def _sentencias(codigo: str) -> list[ast.stmt]:
@@ -338,8 +421,37 @@ def destino_de(celda) -> str:
     if "solucion" in tags:
         return "solucion"
     if tags & {"remove-input", "hide-input", "hide-cell"}:
-        return "plegada" if celda.get("outputs") else "fuera"
+        # Plegada sin nada que mostrar sería una celda vacía: fuera (o apoyo).
+        return "plegada" if salidas_que_quedan(celda) else "fuera"
     return "visible"
+
+
+def figuras_pegadas(celdas) -> list[tuple[int, str, str]]:
+    """(celda, clave, variable) de cada ``glue_figure("clave", variable, …)``."""
+    out = []
+    for i, celda in enumerate(celdas):
+        if celda.cell_type != "code":
+            continue
+        for nodo in ast.walk(ast.Module(body=_sentencias(celda.source),
+                                        type_ignores=[])):
+            if (isinstance(nodo, ast.Call) and isinstance(nodo.func, ast.Name)
+                    and nodo.func.id == "glue_figure" and len(nodo.args) >= 2
+                    and isinstance(nodo.args[0], ast.Constant)
+                    and isinstance(nodo.args[1], ast.Name)):
+                out.append((i, str(nodo.args[0].value), nodo.args[1].id))
+    return out
+
+
+def celdas_que_dibujan(celdas, destinos, figuras) -> dict[int, list[str]]:
+    """La celda de código que se queda y dibujó cada figura pegada: la última antes
+    del ``glue_figure`` que define su variable (índice → claves)."""
+    out: dict[int, list[str]] = {}
+    for i, clave, variable in figuras:
+        antes = [j for j in range(i) if celdas[j].cell_type == "code"
+                 and variable in nombres(celdas[j].source)[0]]
+        if antes and destinos[antes[-1]] in ("visible", "plegada", "apoyo"):
+            out.setdefault(antes[-1], []).append(clave)
+    return out
 
 
 def destinos_de(celdas) -> tuple[list[str], dict[int, set[str]]]:
@@ -366,12 +478,19 @@ def es_imagen(salida) -> bool:
         "text/html", "")
 
 
+def salidas_que_quedan(celda) -> list:
+    """Las salidas del cuaderno: con ``remove-output`` (la página las quita), solo
+    las figuras."""
+    salidas = celda.get("outputs", [])
+    if "remove-output" in celda.metadata.get("tags", []):
+        return [s for s in salidas if es_imagen(s)]
+    return salidas
+
+
 def preparar_codigo(celda, destino: str, usados=None):
     """Salidas sin números de ejecución ni texto de widget; plegada si hace falta."""
+    salidas = salidas_que_quedan(celda)
     tags = celda.metadata.pop("tags", [])
-    salidas = celda.get("outputs", [])
-    if "remove-output" in tags:  # la página la quita; la figura sí se ve aquí
-        salidas = [s for s in salidas if es_imagen(s)]
     celda.outputs, celda.execution_count = [], None
     for salida in salidas:
         previa = celda.outputs[-1] if celda.outputs else {}

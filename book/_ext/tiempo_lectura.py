@@ -1,8 +1,11 @@
 """Extensión de Sphinx: el tiempo de cada capítulo, contado de lo que tiene su página.
 
 Lo escribe bajo el título de cada ``notebooks/*``, en ``{tiempo}`ruta[#seccion]``` (la
-portada), en ``camino-corto`` (unas secciones y su suma) y en ``{tiempo-regla}`` (la
-regla). Ninguna extensión de Sphinx cuenta código, salidas, widgets ni preguntas.
+portada), en ``camino-corto`` (unas secciones y su suma; cada sección termina con un
+enlace a la siguiente) y en ``{tiempo-regla}`` (la regla). Lo contado (palabras,
+líneas…) lo da ``capitulos_contados`` a la página de estadísticas
+(``curso_estadisticas``). Ninguna extensión de Sphinx cuenta código, salidas, widgets
+ni preguntas.
 """
 
 import re
@@ -140,9 +143,21 @@ def al_leer(app, doctree) -> None:
         seccion["tiempo"] = tuple(contar(seccion, fuentes))
     c = Contenido(*titulo["tiempo"])
     con = f"; con los ejercicios, unos {minutos(c)} min" if c.ejercicios else ""
-    linea = f"Tiempo: leer, unos {minutos(c, False)} min{con} ({detalle(c)})."
+    # Lo contado (detalle) va en la página de estadísticas, no en el texto del lector
+    # (la búsqueda lo citaba: «pre» dentro de «preguntas»).
+    linea = f"Tiempo: leer, unos {minutos(c, False)} min{con}."
     titulo.insert(1, nodes.paragraph("", "", nodes.emphasis(text=linea),
                                      classes=["tiempo-lectura"]))
+
+
+def capitulos_contados(env) -> list[tuple[str, Contenido]]:
+    """(docname, lo contado) de cada capítulo, en el orden de sus nombres."""
+    out = []
+    for docname in sorted(d for d in env.found_docs if d.startswith("notebooks/")):
+        titulo = next(env.get_doctree(docname).findall(nodes.section), None)
+        if titulo is not None and "tiempo" in titulo:
+            out.append((docname, Contenido(*titulo["tiempo"])))
+    return out
 
 
 class tiempo_pendiente(nodes.General, nodes.Element):
@@ -173,12 +188,76 @@ def rol_regla(name, rawtext, text, lineno, inliner, options=None, content=None):
 
 
 class CaminoCorto(SphinxDirective):
-    """Una sección por línea (``ruta#id``): se listan con su tiempo y se suman."""
+    """Una sección por línea (``ruta#id``): se listan con su tiempo y se suman; cada
+    sección termina con un enlace a la siguiente (``al_resolver``)."""
 
     has_content = True
 
     def run(self):
-        return [_pendiente(self.env, self.content, camino=True)]
+        nodo = _pendiente(self.env, self.content, camino=True)
+        _caminos(self.env)[self.env.docname] = list(nodo["pasos"])
+        _caminos_leidos(self.env).add(self.env.docname)
+        return [nodo]
+
+
+def _caminos(env) -> dict[str, list[tuple[str, str]]]:
+    """Los caminos cortos del libro: página que lo tiene → [(capítulo, sección)]."""
+    if not hasattr(env, "tiempo_caminos"):
+        env.tiempo_caminos = {}
+    return env.tiempo_caminos
+
+
+def _caminos_leidos(env) -> set[str]:
+    """Las páginas con camino leídas en esta construcción."""
+    if not hasattr(env, "tiempo_caminos_leidos"):
+        env.tiempo_caminos_leidos = set()
+    return env.tiempo_caminos_leidos
+
+
+def al_purgar(app, env, docname) -> None:
+    _caminos(env).pop(docname, None)
+
+
+def al_juntar(app, env, docnames, otro) -> None:
+    """Lectura en paralelo: los caminos que leyó cada proceso."""
+    _caminos(env).update({d: c for d, c in _caminos(otro).items() if d in docnames})
+    _caminos_leidos(env).update(_caminos_leidos(otro) & set(docnames))
+
+
+def al_actualizar(app, env) -> list[str]:
+    """Si se leyó de nuevo un camino, sus capítulos se escriben de nuevo (sus
+    enlaces «sigue con»), aunque no hayan cambiado."""
+    leidos, env.tiempo_caminos_leidos = _caminos_leidos(env), set()
+    return sorted({d for pagina in leidos for d, _ in _caminos(env).get(pagina, [])}
+                  & env.found_docs)
+
+
+def siguiente_en_el_camino(app, doctree, docname) -> None:
+    """Al final de cada sección del camino corto, un enlace a la siguiente (o, en la
+    última, a la página del camino)."""
+    for pagina, pasos in _caminos(app.env).items():
+        for k, (destino, seccion) in enumerate(pasos):
+            if destino != docname:
+                continue
+            sec = next((s for s in doctree.findall(nodes.section)
+                        if seccion in s["ids"]), None)
+            if sec is None:
+                continue  # ya lo avisa al_resolver en la página del camino
+            if k + 1 < len(pasos):
+                otro, ancla = pasos[k + 1]
+                titulo = next((s[0].astext() for s in app.env.get_doctree(otro)
+                               .findall(nodes.section) if ancla in s["ids"]), ancla)
+                texto = f"«{titulo}» ({app.env.titles[otro].astext()})"
+                antes = f"Camino corto ({k + 1} de {len(pasos)}): sigue con "
+            else:
+                otro, ancla = pagina, ""
+                texto = "vuelve a la portada"
+                antes = f"Camino corto ({k + 1} de {len(pasos)}): terminado; "
+            uri = app.builder.get_relative_uri(docname, otro) + (
+                f"#{ancla}" if ancla else "")
+            enlace = nodes.reference("", texto, refuri=uri, internal=True)
+            sec += nodes.paragraph("", "", nodes.Text(antes), enlace, nodes.Text("."),
+                                   classes=["tiempo-camino-siguiente", "no-search"])
 
 
 def _contenido(app, nodo, destino: str, seccion: str) -> tuple[str, Contenido] | None:
@@ -226,4 +305,8 @@ def setup(app):
     app.add_directive("camino-corto", CaminoCorto)
     app.connect("doctree-read", al_leer)
     app.connect("doctree-resolved", al_resolver)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 10}
+    app.connect("doctree-resolved", siguiente_en_el_camino)
+    app.connect("env-purge-doc", al_purgar)
+    app.connect("env-merge-info", al_juntar)
+    app.connect("env-get-updated", al_actualizar)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 11}
