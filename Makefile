@@ -194,10 +194,11 @@ ENGINE_STAMP := $(EXEC_DIR)/.engine-hash
 # tanto queda más nuevo. Si un notebook cambia sin cambiar su fecha, myst-nb no lo
 # encuentra en la caché y lo ejecuta él: más lento, nunca viejo.
 EXECUTED := $(CACHE)/.notebooks-ejecutados
-# La memoria de los entrenamientos del GPT (resnorm.gpt.train_gpt, RESNORM_MEMO_DIR):
-# la llena la ejecución de los notebooks y la leen las pruebas (tests/helpers.py,
-# GPT_MEMO): el cuaderno del alumno del capítulo 10 en un núcleo nuevo no repite sus
-# 16 entrenamientos. Cada entrada lleva la huella del código de resnorm y de torch.
+# La memoria de los entrenamientos del GPT (resnorm.gpt.train_gpt y train_gpts,
+# RESNORM_MEMO_DIR): la llena la ejecución de los notebooks y la leen las pruebas
+# (tests/helpers.py, GPT_MEMO): el cuaderno del alumno del capítulo 10 en un núcleo
+# nuevo no repite sus tandas de entrenamientos (cinco modelos, tres con la tasa alta,
+# ocho semillas). Cada entrada lleva la huella del código de resnorm y de torch.
 GPT_MEMO := $(EXEC_DIR)/.memo-gpt
 BOOK_LOG := _build/book.log
 EXEC_LOG := $(EXEC_DIR)/execute.log
