@@ -499,13 +499,36 @@ def test_the_install_cell_pins_the_repository_and_commit_and_runs_anywhere():
     source = nbformat.read(NOTEBOOKS[0], as_version=4)
     instalar_desde(source, "https://github.com/otra-org/su-copia", commit)
     first = next(c for c in source.cells if c.cell_type == "code")
-    assert first.source == cell
+    # El capítulo 1 entrena con torch: la celda también lo comprueba.
+    with_torch = celda_de_instalacion("https://github.com/otra-org/su-copia", commit,
+                                      torch=True)
+    assert first.source == with_torch and with_torch.startswith(cell)
+    assert 'if importlib.util.find_spec("torch") is None:' in with_torch
+    ast.parse(TransformerManager().transform_cell(with_torch))
+    assert max(map(len, with_torch.splitlines())) <= 88
+
+
+def test_the_chapters_that_need_torch_are_the_ones_that_import_it():
+    from cuadernos import necesita_torch
+
+    needs = {p.stem[:2] for p in NOTEBOOKS
+             if necesita_torch(nbformat.read(p, as_version=4))}
+    # Los capítulos 8 y 11 calculan solo con NumPy (lo comprueba también
+    # tests/test_wheel.py, en un entorno sin torch).
+    assert needs == {f"{n:02d}" for n in range(1, 13)} - {"08", "11"}, needs
+    how_to = (ROOT / "book" / "como-usar.md").read_text(encoding="utf-8")
+    assert "necesitan todos los capítulos menos el 8 y el 11" in how_to
+    fake = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("from resnorm.widgets import GPTPlayground, X")])
+    assert necesita_torch(fake)
+    fake.cells[0].source = "from resnorm import layer_norm  # torch aparte"
+    assert not necesita_torch(fake)
 
 
 @pytest.mark.build
 def test_each_learner_notebook_installs_resnorm_from_the_commit_it_was_built_from(
         built_site):
-    from cuadernos import celda_de_instalacion
+    from cuadernos import celda_de_instalacion, necesita_torch
 
     stamp = json.loads((BUILD_HTML.parent / "construccion.json").read_text())
     commit = stamp["fuente"]
@@ -514,9 +537,9 @@ def test_each_learner_notebook_installs_resnorm_from_the_commit_it_was_built_fro
                    check=True)
     assert stamp["repositorio"] == REPOSITORY["url"]
     assert sorted(stamp["cuadernos"]) == sorted(p.name for p in NOTEBOOKS)
-    expected = celda_de_instalacion(REPOSITORY["url"], commit)
     for path in NOTEBOOKS:
         nb = nbformat.read(LEARNER / path.name, as_version=4)
+        expected = celda_de_instalacion(REPOSITORY["url"], commit, necesita_torch(nb))
         first = next(c for c in nb.cells if c.cell_type == "code")
         assert first.source == expected, path.name
 

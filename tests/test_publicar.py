@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
 
 import publish  # noqa: E402  (tools/publish.py)
-from cuadernos import celda_de_instalacion  # noqa: E402
+from cuadernos import celda_de_instalacion, necesita_torch  # noqa: E402
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 SELLO = ROOT / publish.CONSTRUCCION
@@ -163,7 +163,6 @@ def test_make_publish_fills_gh_pages_and_the_notebooks_branch_once_and_serves_th
     # resnorm de este repositorio en el commit del que sale.
     nombres = git(desnuda, "ls-tree", "--name-only", rama_nb).splitlines()
     assert sorted(nombres) == sorted(p.name for p in NOTEBOOKS)
-    instalar = celda_de_instalacion(CONFIG["repository"]["url"], commit)
     for nombre in nombres:
         datos = subprocess.run(["git", "-C", str(desnuda), "show",
                                 f"{rama_nb}:{nombre}"], check=True,
@@ -171,7 +170,8 @@ def test_make_publish_fills_gh_pages_and_the_notebooks_branch_once_and_serves_th
         assert datos == (BUILD_HTML / "cuadernos" / nombre).read_bytes(), nombre
         nb = nbformat.reads(datos.decode("utf-8"), as_version=4)
         primera = next(c for c in nb.cells if c.cell_type == "code")
-        assert primera.source == instalar, nombre
+        assert primera.source == celda_de_instalacion(
+            CONFIG["repository"]["url"], commit, necesita_torch(nb)), nombre
 
     # Sin cambios, otra publicación no hace ningún commit.
     otra = publicar(fuente, remoto)

@@ -148,3 +148,61 @@ def test_the_declared_dependencies_are_what_the_comments_say():
 # prueba anterior (lo único que les falta en el entorno limpio es torch) y la de los
 # paquetes importados (todo lo demás está declarado). Instalar torch en otro entorno
 # costaba unos 6 minutos de CI para no probar nada nuevo.
+
+
+_FIRST_CELL = """
+import json, sys
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+out = {}
+for name, source, imports in json.load(sys.stdin):
+    first = shell.run_cell(source)
+    error = first.error_in_exec
+    rest = shell.run_cell(imports) if error is None else None
+    out[name] = {
+        "error": type(error).__name__ if error else None,
+        "message": str(error) if error else "",
+        "imports": (type(rest.error_in_exec).__name__ if rest and rest.error_in_exec
+                    else None),
+    }
+print(json.dumps(out))
+"""
+
+
+def test_without_torch_the_first_cell_stops_in_spanish_before_the_lesson(
+        clean_venv, tmp_path):
+    """Un núcleo con resnorm y sin torch (un hub, un Jupyter propio): los capítulos
+    que lo necesitan paran en la primera celda con un mensaje en español que dice qué
+    instalar (torch para CPU); los que no, siguen (sus importaciones funcionan)."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from cuadernos import celda_de_instalacion, necesita_torch
+
+    from tests.helpers import notebook_paths
+
+    jobs, needs = [], {}
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        needs[path.stem] = necesita_torch(nb)
+        imports = "\n".join(
+            line for c in nb.cells if c.cell_type == "code"
+            and "google.colab" not in c.source for line in c.source.splitlines()
+            if line.startswith(("import ", "from ")) and "(" not in line)
+        jobs.append((path.stem, celda_de_instalacion("https://x.invalid/r", "0" * 40,
+                                                     needs[path.stem]), imports))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    done = subprocess.run([str(clean_venv), "-I", "-c", _FIRST_CELL], cwd=tmp_path,
+                          input=json.dumps(jobs), capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    for name, result in results.items():
+        if needs[name]:
+            assert result["error"] == "ModuleNotFoundError", (name, result)
+            assert "necesita PyTorch" in result["message"], result["message"]
+            assert "versión para CPU" in result["message"], result["message"]
+        else:
+            assert result == {"error": None, "message": "", "imports": None}, (
+                name, result)
+    assert sum(needs.values()) >= 10 and not all(needs.values())

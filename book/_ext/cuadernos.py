@@ -18,6 +18,7 @@ import mimetypes
 import json
 import re
 import subprocess
+import textwrap
 from pathlib import Path
 from urllib.parse import quote, urlencode, urljoin, urlsplit
 
@@ -552,10 +553,36 @@ def fuente_de(raiz: Path) -> tuple[str | None, bool]:
         return None, False
 
 
-def celda_de_instalacion(repositorio: str, ref: str) -> str:
+#: Lo que importa torch al cargarse: torch mismo y los módulos de resnorm que lo
+#: necesitan (tests/test_wheel.py, NEEDS_TORCH; el GPT de la página, GPTPlayground).
+CON_TORCH = re.compile(
+    r"^\s*(?:import torch\b|from torch\b|(?:from|import) resnorm\.(?:blocks|experiments"
+    r"|gpt)\b|from resnorm\.widgets import .*\bGPTPlayground\b)", re.M)
+
+#: Lo que dice la primera celda si falta torch, antes de que empiece la lección (un
+#: hub o un Jupyter propio sin él). torch no es una dependencia de resnorm: Colab y
+#: Binder ya lo traen, y pedirlo a pip traería la versión para GPU, de varios GB.
+SIN_TORCH = (
+    "Este capítulo necesita PyTorch y este Jupyter no lo tiene. Instala la versión "
+    "para CPU (basta; la de GPU ocupa varios GB) en una celda nueva con «%pip install "
+    "torch --index-url https://download.pytorch.org/whl/cpu», reinicia el núcleo y "
+    "vuelve a ejecutar el cuaderno desde el principio."
+)
+
+
+def necesita_torch(cuaderno) -> bool:
+    """¿Alguna celda de código del capítulo importa torch, o algo de resnorm que lo
+    importa?"""
+    return any(celda.cell_type == "code" and CON_TORCH.search(celda.source)
+               for celda in cuaderno.cells)
+
+
+def celda_de_instalacion(repositorio: str, ref: str, torch: bool = False) -> str:
     """La primera celda del cuaderno del alumno: instala resnorm donde falta (Colab,
-    un hub, un Jupyter cualquiera) desde el mismo commit que el cuaderno."""
-    return (
+    un hub, un Jupyter cualquiera) desde el mismo commit que el cuaderno; con
+    ``torch``, comprueba que está PyTorch y, si no, para con un mensaje en español
+    que dice cómo instalarlo."""
+    celda = (
         "# Si falta resnorm, el paquete del curso (en Colab, en un hub…), lo instala\n"
         "# en la versión de este notebook. En Binder y con «make lab» ya está.\n"
         "import importlib.util\n"
@@ -565,13 +592,26 @@ def celda_de_instalacion(repositorio: str, ref: str) -> str:
         f'    version = "{ref}"\n'
         '    %pip install --quiet "resnorm @ git+{repositorio}@{version}"'
     )
+    if torch:
+        partes = textwrap.wrap(SIN_TORCH, 72, break_on_hyphens=False)
+        mensaje = "".join(f'        "{p} "\n' for p in partes[:-1]) + (
+            f'        "{partes[-1]}"')
+        celda += (
+            "\n\n# Este capítulo calcula con PyTorch (gradientes, entrenamientos).\n"
+            'if importlib.util.find_spec("torch") is None:\n'
+            "    raise ModuleNotFoundError(\n"
+            f"{mensaje}\n"
+            "    )"
+        )
+    return celda
 
 
 def instalar_desde(cuaderno, repositorio: str, ref: str) -> None:
     """Cambia la celda de Colab de la fuente («google.colab») por la de instalación."""
+    torch = necesita_torch(cuaderno)
     for celda in cuaderno.cells:
         if celda.cell_type == "code" and "google.colab" in celda.source:
-            celda.source = celda_de_instalacion(repositorio, ref)
+            celda.source = celda_de_instalacion(repositorio, ref, torch)
             return
 
 
