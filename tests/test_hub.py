@@ -30,6 +30,7 @@ pase; todo escucha solo en 127.0.0.1 y vive en la carpeta temporal.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import html
 import json
@@ -507,8 +508,12 @@ def test_the_kernel_runs_the_first_cells_and_prints_what_the_book_printed(ana, h
         url = f"{ana.base}api/kernels/{nucleo['id']}/channels".replace("http", "ws", 1)
         cookies = ana.sesion.prepare_request(requests.Request(
             "GET", url.replace("ws", "http", 1))).headers["Cookie"]
-        resultados = asyncio.run(ejecutar_por_websocket(
-            url, cookies, [c.source for c in celdas]))
+        # En su propio hilo: en un proceso de pytest-xdist que ya abrió Chromium, la
+        # API síncrona de Playwright deja un bucle de asyncio corriendo en este, y
+        # asyncio.run no se puede llamar desde dentro de otro bucle.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as hilo:
+            resultados = hilo.submit(asyncio.run, ejecutar_por_websocket(
+                url, cookies, [c.source for c in celdas])).result()
     finally:
         ana.api("DELETE", f"api/kernels/{nucleo['id']}")
     for n, (celda, (respuesta, salidas)) in enumerate(zip(celdas, resultados), 1):
