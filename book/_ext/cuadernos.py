@@ -5,7 +5,12 @@ notebook ejecutado (la caché de jupyter-cache): valores pegados con la regla de
 referencias y citas resueltas por los dominios de Sphinx, directivas como citas o
 ``<details>``, soluciones plegadas; de las celdas que la página quita, solo quedan las
 que definen algo que usan las siguientes (``ast``). Los botones de la página los abren.
-Ninguna biblioteca lo hace: nbconvert y jupytext no resuelven roles de Sphinx.
+Ninguna biblioteca lo hace: nbconvert y jupytext no resuelven roles de Sphinx. El
+constructor de QuantEcon, sphinx-tojupyter (0.6.0, leída su fuente; no se probó sobre
+este libro porque pide dask[distributed] y nbdime), sí escribe notebooks desde Sphinx,
+pero tira todas las salidas de las celdas («TODO: Support output nodes for
+pre-executed notebooks», translate_code.visit_container), que el cuaderno del alumno
+lleva, y borra las soluciones en vez de plegarlas; son ≈ 3 500 líneas frente a estas.
 """
 
 from __future__ import annotations
