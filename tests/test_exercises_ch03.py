@@ -63,7 +63,7 @@ def test_the_student_function_gets_copies_of_the_inputs():
     assert not fb.passed and "falta dividir" in fb.hint
 
 
-def test_example_torch_std_is_0_2282():
+def test_check_std_hint_quotes_the_sample_std_of_the_example():
     # Lo que dice la pista de check_std (la σ poblacional, 0.1977, la comprueba
     # test_numerics.py).
     x = list(VECTOR)

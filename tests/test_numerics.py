@@ -39,7 +39,7 @@ ATOL = 5e-7  # los valores del curso llevan 6 decimales
 # --- Capítulo 2: la conexión residual ----------------------------------------------
 
 
-def test_residual_example_gives_0_80_0_95_0_93_1_33():
+def test_residual_of_perro_and_its_attention_is_the_course_vector():
     np.testing.assert_allclose(residual(PERRO_X, PERRO_ATTENTION), X, atol=1e-12)
 
 
@@ -82,11 +82,11 @@ def test_mean_of_2_4_6_8_is_5():
     assert mean(EVENS) == pytest.approx(5.0, abs=1e-15)
 
 
-def test_example_mean_is_1_0025():
+def test_example_mean_is_the_mu_the_course_quotes():
     assert mean(X) == pytest.approx(1.0025, abs=1e-12)
 
 
-def test_example_variance_is_0_03906875():
+def test_example_variance_is_the_one_the_course_quotes():
     assert variance(X) == pytest.approx(0.03906875, abs=1e-12)
 
 
@@ -100,7 +100,7 @@ def test_example_sigma_is_0_1977_not_0_198():
     assert round(layer_norm(X, eps=0)[0], 4) == -1.0245
 
 
-def test_example_sample_std_is_0_2282_like_torch_std():
+def test_example_sample_std_is_the_value_the_course_quotes():
     assert std(X, correction=1) == pytest.approx(0.2282, abs=5e-5)
 
 
@@ -142,17 +142,17 @@ def test_mean_of_a_vector_is_a_scalar():
 # --- Capítulos 4 y 5: LayerNorm, γ y β ---------------------------------------------
 
 
-def test_example_normalized_is_minus_1_0245_minus_0_2656_minus_0_3668_1_6569():
+def test_example_normalized_is_the_x_hat_the_course_quotes():
     expected = [-1.024496, -0.265610, -0.366795, 1.656901]
     np.testing.assert_allclose(layer_norm(X, eps=0), expected, atol=ATOL)
 
 
-def test_example_with_gamma_beta_gives_minus_1_1294_minus_0_2125_minus_0_5668_2_1226():
+def test_example_with_gamma_beta_is_the_y_the_course_quotes():
     expected = [-1.129395, -0.212488, -0.566795, 2.122591]
     np.testing.assert_allclose(layer_norm(X, GAMMA, BETA, eps=0), expected, atol=ATOL)
 
 
-def test_example_output_after_gamma_beta_has_mean_0_0535_and_std_1_2385():
+def test_gamma_beta_move_the_example_output_off_mean_0_and_std_1():
     steps = layer_norm_steps(X, GAMMA, BETA, eps=0)
     assert steps.output_mean == pytest.approx(0.053478, abs=ATOL)
     assert steps.output_std == pytest.approx(1.238537, abs=ATOL)

@@ -132,7 +132,7 @@ def test_mean_variance_std_match_torch(dtype, correction, axis, keepdims):
     assert_close(ours_std, t.std(correction=correction, **kw), dtype)
 
 
-def test_example_sample_std_is_torch_std_0_2282():
+def test_example_std_matches_torch_std_sample_and_population():
     x = np.array(VECTOR)
     torch_std = torch.std(as_torch(x)).item()  # muestral por defecto
     assert torch_std == pytest.approx(0.2282, abs=5e-5)

@@ -98,7 +98,7 @@ def test_pre_ln_trace_has_the_eleven_steps_in_order(ex):
 
 
 @pytest.mark.parametrize("order", ["post", "pre"])
-def test_first_residual_sum_is_0_80_0_95_0_93_1_33(ex, order):
+def test_first_residual_sum_is_the_course_vector(ex, order):
     steps = by_key(block_trace(ex, order))
     np.testing.assert_allclose(steps["sum1"]["vector"], SUM, atol=1e-12)
 

@@ -585,7 +585,7 @@ def test_residual_with_alpha_zero_is_exactly_the_identity(js):
     assert r["cosine"] == pytest.approx(1.0, abs=1e-15)
 
 
-def test_residual_course_example_gives_0_80_0_95_0_93_1_33(js):
+def test_residual_sum_in_javascript_gives_the_course_vector(js):
     x, fx = [0.50, 1.15, 0.78, 0.88], [0.30, -0.20, 0.15, 0.45]
     [r] = js([("residualSum", [x, fx, 1])])
     np.testing.assert_allclose(r["output"], VECTOR, atol=1e-12)
