@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
 import os
 import re
+import signal
+import socket
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -96,6 +100,22 @@ def launch_chromium(playwright):
     if CHROMIUM.exists():
         kwargs["executable_path"] = str(CHROMIUM)
     return playwright.chromium.launch(**kwargs)
+
+
+def free_port() -> int:
+    """Un puerto de 127.0.0.1 libre ahora (lo elige el sistema), para un servidor de
+    las pruebas (JupyterLab, JupyterHub)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def die_with_parent() -> None:
+    """Para ``preexec_fn`` de un servidor de las pruebas: su propia sesión y, en Linux,
+    SIGTERM si pytest muere sin pararlo."""
+    os.setsid()
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
 def toc_files(drafts: bool = False, root: Path = ROOT) -> list[str]:

@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.helpers import PageRecorder, built_soup, draw_widgets
+from tests.helpers import PageRecorder, built_soup, draw_widgets, free_port
 from tests.test_quiz_site import STATE, _questions, _section
 
 pytestmark = [pytest.mark.browser, pytest.mark.build]
@@ -275,11 +275,7 @@ def silent_server():
 
 
 def _closed_port_url() -> str:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return f"http://127.0.0.1:{port}/"
+    return f"http://127.0.0.1:{free_port()}/"
 
 
 def _live_code(page, binder_url: str):

@@ -51,8 +51,7 @@ import requests
 import yaml
 from bs4 import BeautifulSoup
 
-from tests.helpers import ROOT
-from tests.test_jupyterlab import _die_with_parent, _free_port
+from tests.helpers import ROOT, die_with_parent, free_port
 from tests.test_publicar import (  # noqa: F401  (construccion: una fixture)
     CONFIG,
     clon,
@@ -95,13 +94,13 @@ def configuracion_del_readme() -> dict:
 @contextlib.contextmanager
 def git_daemon(raiz: Path):
     """``git daemon`` sirve los repositorios de ``raiz`` en git://127.0.0.1:puerto/."""
-    puerto = _free_port()
+    puerto = free_port()
     url = f"git://127.0.0.1:{puerto}"
     proceso = subprocess.Popen(
         ["git", "daemon", f"--base-path={raiz}", "--export-all", "--reuseaddr",
          "--listen=127.0.0.1", f"--port={puerto}", str(raiz)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=_die_with_parent)
+        preexec_fn=die_with_parent)
     try:
         limite = time.monotonic() + 30
         while subprocess.run(["git", "ls-remote", f"{url}/{ORG}/{REPO}"],
@@ -253,7 +252,7 @@ def hub(tmp_path_factory):
     subprocess.run(["make", "-s", "--no-print-directory", "lab-settings"], cwd=ROOT,
                    check=True, timeout=PETICION)
     carpeta = tmp_path_factory.mktemp("hub")
-    puertos = {nombre: _free_port() for nombre in ("hub", "api", "proxy")}
+    puertos = {nombre: free_port() for nombre in ("hub", "api", "proxy")}
     configuracion = escribir_configuracion(
         carpeta, configuracion_local(carpeta, puertos), configuracion_del_readme())
     # El entorno de quien aprende (como «make lab»: sin MPLBACKEND ni
@@ -265,7 +264,7 @@ def hub(tmp_path_factory):
         proceso = subprocess.Popen(
             [str(LAB_VENV / "bin" / "jupyterhub"), "-f", str(configuracion)],
             cwd=carpeta, env=entorno, stdout=salida, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent)
+            preexec_fn=die_with_parent)
     estado = Hub(f"http://127.0.0.1:{puertos['hub']}", carpeta / "homes", log)
     try:
         limite = time.monotonic() + ESPERA

@@ -23,14 +23,12 @@ nuevo. El servidor y sus núcleos se paran al final, pase lo que pase.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -42,7 +40,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.helpers import BUILD_HTML, ROOT, PageRecorder, built_soup, notebook_paths
+from tests.helpers import (
+    BUILD_HTML,
+    ROOT,
+    PageRecorder,
+    built_soup,
+    die_with_parent,
+    free_port,
+    notebook_paths,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -103,19 +109,6 @@ class LabServer:
     def log_tail(self, lines: int = 40) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace")
         return "\n".join(text.splitlines()[-lines:])
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _die_with_parent() -> None:
-    """En Linux, el servidor recibe SIGTERM si pytest muere sin pararlo."""
-    os.setsid()
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
 def _api(server_url: str, token: str, path: str, method: str = "GET", timeout=5):
@@ -209,7 +202,7 @@ def lab_server(tmp_path_factory):
         pytest.fail(f"Faltan cuadernos del alumno en {LEARNER}: ejecuta «make book».")
     shutil.copytree(LEARNER, root / "cuadernos")
     env = _write_lab_home(home)
-    port, token = _free_port(), secrets.token_urlsafe(24)
+    port, token = free_port(), secrets.token_urlsafe(24)
     log = home / "server.log"
     with open(log, "wb") as log_file:
         process = subprocess.Popen(
@@ -224,7 +217,7 @@ def lab_server(tmp_path_factory):
             stdout=log_file,
             stderr=subprocess.STDOUT,
             env=env,
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            preexec_fn=die_with_parent if sys.platform == "linux" else None,
             start_new_session=sys.platform != "linux",
         )
     server = LabServer(f"http://127.0.0.1:{port}", token, root, process, log)

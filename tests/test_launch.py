@@ -30,7 +30,7 @@ from bs4 import BeautifulSoup
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from tests.helpers import BUILD_HTML, ROOT, built_soup, notebook_paths
+from tests.helpers import BUILD_HTML, ROOT, built_soup, free_port, notebook_paths
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
@@ -652,15 +652,12 @@ def test_make_lab_keeps_the_learners_work_outside_build_ignored_and_never_cleane
 @pytest.mark.slow
 def test_make_lab_opens_jupyterlab_in_spanish(tmp_path):
     import secrets
-    import socket
     import time
 
     lab_venv = ROOT / os.environ.get("LAB_VENV", ".venv-lab")
     subprocess.run(["make", "-s", "--no-print-directory", "lab-settings"], cwd=ROOT,
                    check=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     token = secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user"),

@@ -67,12 +67,19 @@ def _every_question():
                 yield key, q
 
 
+def _numeric_states():
+    """El estado (``question_state``, lo que recibe el JavaScript) de cada pregunta
+    numérica del banco."""
+    for _, q in _every_question():
+        state = question_state(q)
+        if state["type"] == "numeric":
+            yield state
+
+
 def _numeric(qid):
-    for key in bank.chapters():
-        for questions in bank.chapter(key).values():
-            for q in questions:
-                if q.id == qid:
-                    return q
+    for _, q in _every_question():
+        if q.id == qid:
+            return q
     raise KeyError(qid)
 
 
@@ -611,16 +618,12 @@ def test_check_names_the_mistake_the_value_matches(js):
 
 def test_every_numeric_question_is_diagnosed_in_javascript(js):
     cases, expected = [], []
-    for key in bank.chapters():
-        for questions in bank.chapter(key).values():
-            for q in map(question_state, questions):
-                if q["type"] != "numeric":
-                    continue
-                cases.append(["checkNumeric", [q, q["answer"] + 0.9 * q["tol"]]])
-                expected.append(("correct", None))
-                for m in q["mistakes"]:
-                    cases.append(["checkNumeric", [q, m["value"]]])
-                    expected.append(("mistake", m["name"]))
+    for q in _numeric_states():
+        cases.append(["checkNumeric", [q, q["answer"] + 0.9 * q["tol"]]])
+        expected.append(("correct", None))
+        for m in q["mistakes"]:
+            cases.append(["checkNumeric", [q, m["value"]]])
+            expected.append(("mistake", m["name"]))
     for got, (status, name) in zip(js(cases), expected):
         assert got["status"] == status
         if name:
@@ -634,16 +637,11 @@ CLOSE_FRACTION = 0.1
 def test_a_mistake_opens_with_casi_only_when_it_is_close_to_the_answer(js):
     """Issue 49: «Casi: multiplicaste 0.9 por 96» con 86.4 frente a 4·10⁻⁵, no."""
     cases, expected = [], []
-    for key in bank.chapters():
-        for questions in bank.chapter(key).values():
-            for q in map(question_state, questions):
-                if q["type"] != "numeric":
-                    continue
-                for m in q["mistakes"]:
-                    cases.append(["checkNumeric", [q, m["value"]]])
-                    close = (abs(m["value"] - q["answer"])
-                             <= CLOSE_FRACTION * abs(q["answer"]))
-                    expected.append((q["id"], m["name"], close))
+    for q in _numeric_states():
+        for m in q["mistakes"]:
+            cases.append(["checkNumeric", [q, m["value"]]])
+            close = abs(m["value"] - q["answer"]) <= CLOSE_FRACTION * abs(q["answer"])
+            expected.append((q["id"], m["name"], close))
     out = js(cases)
     seen = set()
     for got, (qid, name, close) in zip(out, expected, strict=True):
@@ -666,14 +664,10 @@ def test_far_and_close_mistakes_of_the_issue_read_as_they_should(js):
 
 def test_quiz_texts_say_entrada_not_input():
     texts = []
-    for key in bank.chapters():
-        for questions in bank.chapter(key).values():
-            for q in questions:
-                texts.append(q.prompt)
-                texts += [o.text + " " + o.explanation
-                          for o in getattr(q, "options", ())]
-                texts += [m.name + " " + m.explanation
-                          for m in getattr(q, "mistakes", ())]
+    for _, q in _every_question():
+        texts.append(q.prompt)
+        texts += [o.text + " " + o.explanation for o in getattr(q, "options", ())]
+        texts += [m.name + " " + m.explanation for m in getattr(q, "mistakes", ())]
     for text in texts:
         assert not re.search(r"\b(input|output)s?\b", text, re.I), text
 
