@@ -58,6 +58,7 @@ extensions = [
     "sphinx_exercise",
     "sphinxcontrib.bibtex",
     # Las del libro (book/_ext):
+    "referencias_es",  # citas y referencias: autor y año, «y» entre autores
     "fuentes_por_contenido",  # relee lo que cambió de contenido, no solo de fecha
     "curso_sitio",  # búsqueda, iconos, lanzamientos, ajustes de página
     "curso_estadisticas",  # la página de estadísticas de ejecución
@@ -123,90 +124,7 @@ nitpicky = True
 nitpick_ignore_regex = [("py:.*", r"(numpy|np|torch)\..*")]
 suppress_warnings = []
 bibtex_bibfiles = ["book/referencias.bib"]
-
-
-# Autor y año, con una letra si dos obras comparten los dos: «He et al., 2016a» y
-# «2016b», en el texto y en la lista de referencias. sphinxcontrib-bibtex no
-# desambigua el año por su cuenta; lo hace con los complementos que documenta
-# (register_plugin): una etiqueta de pybtex con la letra, como la de su estilo
-# «alpha», y el estilo «author_year» con el año tomado de esa etiqueta.
-def _estilos_de_cita():
-    from collections import Counter
-    from dataclasses import dataclass
-
-    import pybtex.plugin
-    from pybtex.richtext import Text
-    from pybtex.style.formatting.alpha import Style as Alpha
-    from pybtex.style.labels import BaseLabelStyle
-    from pybtex.style.template import join, node
-    from sphinxcontrib.bibtex.plugin import register_plugin
-    from sphinxcontrib.bibtex.style.referencing import author_year as ay
-    from sphinxcontrib.bibtex.style.referencing import basic_author_year as basic
-    from sphinxcontrib.bibtex.style.template import join2, post_text, pre_text
-    from sphinxcontrib.bibtex.style.template import reference
-
-    class EtiquetaAutorAño(BaseLabelStyle):
-        """«Apellido, año», «A and B, año» o «A et al., año»; una letra si se repite."""
-
-        def format_labels(self, sorted_entries):
-            labels = []
-            for entry in sorted_entries:
-                people = [" ".join(p.last_names).replace("{", "").replace("}", "")
-                          for p in entry.persons.get("author", [])]
-                who = (people[0] if len(people) == 1 else " and ".join(people)
-                       if len(people) == 2 else f"{people[0]} et al.")
-                labels.append(f"{who}, {entry.fields['year']}")
-            seen, repeated = Counter(), Counter(labels)
-            for label in labels:
-                letter = chr(ord("a") + seen[label]) if repeated[label] > 1 else ""
-                seen[label] += 1
-                yield label + letter
-
-    class EstiloAutorAño(Alpha):
-        default_label_style = EtiquetaAutorAño
-
-    @node
-    def year(children, data):
-        """El año de la etiqueta, con su letra: lo que sigue a la última coma."""
-        return Text(data["formatted_entry"].label.rpartition(", ")[2])
-
-    @dataclass
-    class Parentetica(basic.BasicAuthorYearParentheticalReferenceStyle):
-        def inner(self, role_name):
-            author = self.person.author_or_editor_or_title(full="s" in role_name)
-            return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
-                pre_text, reference[join(sep=self.author_year_sep)[author, year]],
-                post_text]
-
-    @dataclass
-    class Textual(basic.BasicAuthorYearTextualReferenceStyle):
-        def inner(self, role_name):
-            author = self.person.author_or_editor_or_title(full="s" in role_name)
-            return join(sep=self.text_reference_sep)[author, join[
-                self.bracket.left,
-                join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
-                    pre_text, reference[year], post_text],
-                self.bracket.right]]
-
-    @dataclass
-    class CitaAutorAño(ay.AuthorYearReferenceStyle):
-        def __post_init__(self):
-            super().__post_init__()
-            ours = {basic.BasicAuthorYearParentheticalReferenceStyle: Parentetica,
-                    basic.BasicAuthorYearTextualReferenceStyle: Textual}
-            self.styles[:] = [
-                ours[type(s)](**{f: getattr(s, f) for f in s.__dataclass_fields__})
-                if type(s) in ours else s for s in self.styles]
-            self.role_style.update(
-                (role, s) for s in self.styles for role in s.role_names())
-
-    pybtex.plugin.register_plugin("pybtex.style.formatting", "autor_anio",
-                                  EstiloAutorAño)
-    register_plugin("sphinxcontrib.bibtex.style.referencing", "autor_anio",
-                    CitaAutorAño)
-
-
-_estilos_de_cita()
+# Autor y año, con letra si se repiten, y en español (book/_ext/referencias_es.py).
 bibtex_default_style = "autor_anio"
 bibtex_reference_style = "autor_anio"
 

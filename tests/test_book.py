@@ -200,6 +200,43 @@ def test_citations_in_the_text_carry_the_letter_of_their_reference(built_site):
     assert not mal, "citas cuyo año no es el de su etiqueta:\n" + "\n".join(mal)
 
 
+def _sin_llaves(texto: str) -> str:
+    return re.sub(r"[{}]", "", texto)
+
+
+def test_references_join_authors_with_y_in_spanish(built_site):
+    """La lista de referencias y las citas unen a los autores con «y», no con «and»
+    («Ba, Kiros y Hinton»; «De y Smith, 2020»), y el «and others» de BibTeX es «y
+    otros» (book/_ext/referencias_es.py). Los títulos, en inglés, no cuentan: se mira
+    lo que va delante del título de cada obra."""
+    from pybtex.database import parse_file
+
+    from tests.helpers import ROOT
+
+    html = (built_site / "book" / "referencias.html").read_text(encoding="utf-8")
+    textos = [" ".join(re.sub(r"<[^>]+>", "", m.group(1)).split())
+              for m in re.finditer(r'<div class="citation"[^>]*>(.*?)</div>', html,
+                                   re.S)]
+    obras = parse_file(ROOT / "book" / "referencias.bib").entries.values()
+    mal, con_y = [], 0
+    for obra in obras:
+        titulo = ". " + _sin_llaves(obra.fields["title"])[:30]  # tras los autores
+        (texto,) = [t for t in textos if titulo in t] or [f"«{titulo}» no está"]
+        autores = texto.partition(titulo)[0].partition("] ")[2]
+        if re.search(r"\band\b|\bothers\b", autores) or not autores:
+            mal.append(autores or texto)
+        elif len(obra.persons.get("author", [])) > 1:
+            con_y += " y " in autores
+    autores_con_varios = sum(len(o.persons.get("author", [])) > 1 for o in obras)
+    assert not mal, f"autores en inglés en referencias.html: {mal}"
+    assert con_y == autores_con_varios >= 10, (con_y, autores_con_varios)
+    # Las citas del texto: «Zhang y Sennrich, 2019», nunca «Zhang and Sennrich».
+    citas = {t for textos in _citas_en_el_texto(built_site).values() for t in textos}
+    assert not [c for c in citas if re.search(r"\band\b", c)], sorted(citas)
+    etiquetas = set(_referencias(built_site).values())
+    assert {"Zhang y Sennrich, 2019", "De y Smith, 2020"} <= etiquetas, etiquetas
+
+
 # --- Frases del issue 49 que no deben volver ----------------------------------------
 
 
