@@ -136,3 +136,29 @@ def test_bench_widget_load_counts_the_shifts_the_reader_sees_after_the_jump():
     assert cls == pytest.approx(0.017) and "antes" not in text and "widget" in text
     # Sin la marca de llegada (el fotograma no llegó a pintarse), cuenta todo.
     assert shifts_seen(shifts, arrived=None)[0] == pytest.approx(0.059)
+
+
+def test_bench_learner_notebooks_are_held_to_30_s_for_chapter_10_and_15_s_the_rest():
+    from bench import cuadernos
+
+    results = {"cuadernos": {"notebooks": {
+        "10_gpt_diminuto": {"cpu_s": 29.0}, "04_layernorm": {"cpu_s": 16.0},
+        "01_problema_apilar": {"error": "CellExecutionError: …"}}}}
+    rows = {r[1].split(",")[0]: r for r in cuadernos.rows_for(results)}
+    assert rows["10_gpt_diminuto"][3:] == ("≤ 30 s", "✓")
+    assert rows["04_layernorm"][3:] == ("≤ 15 s", "✗")
+    assert rows["01_problema_apilar"][4] == "✗"
+    assert cuadernos.rows_for({}) == []
+
+
+def test_bench_learner_notebook_cpu_is_read_from_proc_for_a_running_process():
+    import os
+    import time
+
+    from bench import cuadernos
+
+    before = cuadernos.process_cpu_seconds(os.getpid())
+    end = time.process_time() + 0.05
+    while time.process_time() < end:  # 50 ms de CPU de este proceso
+        pass
+    assert cuadernos.process_cpu_seconds(os.getpid()) >= before + 0.03
