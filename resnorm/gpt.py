@@ -936,30 +936,35 @@ def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
     return {"lr": lr, "warmup": warmup, "runs": dict(zip(names, trained))}
 
 
-def postln_edge(seed: int = 0, lr: float = DEFAULTS["lr"], lr_factor: float = 2.0,
-                deep: int = 12, **kwargs) -> dict:
+def postln_edge(seed: int = 0, other_seed: int = 1, lr: float = DEFAULTS["lr"],
+                lr_factor: float = 2.0, deep: int = 12, **kwargs) -> dict:
     """Dónde deja de aprender Post-LN sin calentamiento, con Pre-LN al lado (Cap. 10).
 
     Dos pasos fuera del régimen del capítulo (6 bloques, tasa ``lr``), uno cada vez y
     sin calentamiento: la tasa ``lr_factor · lr`` con 6 bloques, y ``deep`` bloques a
     la tasa ``lr``. Takase et al. (2023) observan que Post-LN gana en Transformers de
     seis capas o menos y se vuelve inestable en los de diez o más. Cada borde es un
-    lote de ``train_gpts`` con Post-LN y Pre-LN (misma semilla, mismos lotes); el
-    capítulo solo lee la pérdida final, así que la validación se mide al empezar y al
-    terminar, y no se generan textos. Devuelve ``{"lr", "lr_high", "deep", "runs":
-    {"lr_high": {"post_ln", "pre_ln"}, "deep": {"post_ln", "pre_ln"}}}``, cada uno un
-    resultado de ``train_gpt``; ``kwargs`` pasa a ``train_gpts`` (``steps``...).
+    lote de ``train_gpts``: Post-LN y Pre-LN con la semilla ``seed`` (mismos pesos
+    de partida en lo común, mismos lotes) y, a la tasa mayor, Post-LN también con
+    ``other_seed``, porque ahí que aprenda depende de la semilla. El capítulo solo lee
+    la pérdida final: la validación se mide al empezar y al terminar, y no se generan
+    textos. Devuelve ``{"lr", "lr_high", "deep", "seed", "other_seed", "runs":
+    {"lr_high": {"post_ln", "pre_ln", "post_ln_other"}, "deep": {"post_ln",
+    "pre_ln"}}}``, cada uno un resultado de ``train_gpt``; ``kwargs`` pasa a
+    ``train_gpts`` (``steps``...).
     """
     steps = kwargs.pop("steps", DEFAULTS["steps"])
     common = dict(steps=steps, eval_every=steps, n_samples=0, dataset=_dataset(),
                   **kwargs)
-    pair = ("post_ln", "pre_ln")
-    members = [{"config": c, "seed": seed} for c in pair]
+    pair = [{"config": "post_ln", "seed": seed}, {"config": "pre_ln", "seed": seed}]
     lr_high = lr_factor * lr
-    high = train_gpts(members, lr=lr_high, **common)
-    deeper = train_gpts(members, lr=lr, n_layers=deep, **common)
-    return {"lr": lr, "lr_high": lr_high, "deep": deep,
-            "runs": {"lr_high": dict(zip(pair, high)), "deep": dict(zip(pair, deeper))}}
+    high = train_gpts(pair + [{"config": "post_ln", "seed": other_seed}], lr=lr_high,
+                      **common)
+    deeper = train_gpts(pair, lr=lr, n_layers=deep, **common)
+    return {"lr": lr, "lr_high": lr_high, "deep": deep, "seed": seed,
+            "other_seed": other_seed,
+            "runs": {"lr_high": dict(zip(("post_ln", "pre_ln", "post_ln_other"), high)),
+                     "deep": dict(zip(("post_ln", "pre_ln"), deeper))}}
 
 
 # --- Dentro del modelo entrenado ------------------------------------------------------
