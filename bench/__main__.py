@@ -6,8 +6,9 @@ Lo que es verdad en cualquier máquina lo comprueba «make test»; lo de aquí n
 Lighthouse en cada página (rendimiento ≥ 90, mediana de 3), el primer widget visible
 ≤ 1 s después de DOMContentLoaded y sin empujar el texto, la latencia de cada widget,
 los cocientes de tiempos del apéndice, la construcción en frío y en caliente (y su CPU),
-el peso de cada página y, con otras dos semillas, lo que el capítulo 10 lee de los
-entrenamientos del GPT (``gpt_seeds``: robustez, no corrección; minutos de CPU).
+el peso de cada página, con otras dos semillas, lo que el capítulo 10 lee de los
+entrenamientos del GPT (``gpt_seeds``: robustez, no corrección; minutos de CPU) y la
+CPU de cada cuaderno del alumno ejecutado entero en un núcleo nuevo (``cuadernos``).
 
 Uso::
 
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from bench import build as build_mod
 from bench import cost as cost_mod
+from bench import cuadernos as cuadernos_mod
 from bench import gpt as gpt_mod
 from bench import gpt_seeds as gpt_seeds_mod
 from bench import lighthouse as lighthouse_mod
@@ -46,7 +48,7 @@ from bench.server import serve
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ("build", "pages", "widgets", "widget_load", "cost", "lighthouse", "gpt",
-            "gpt_seeds")
+            "gpt_seeds", "cuadernos")
 
 
 def log(message: str) -> None:
@@ -154,6 +156,9 @@ def main(argv=None) -> int:
         if "gpt_seeds" in args.sections:
             results["gpt_seeds"] = section("gpt_seeds", lambda: (
                 gpt_seeds_mod.bench_gpt_seeds(log=log)))
+        if "cuadernos" in args.sections:  # los del libro de --html (o de la copia)
+            results["cuadernos"] = section("cuadernos", lambda: (
+                cuadernos_mod.bench_cuadernos(html_dir, log)))
         browser_sections = [s for s in ("pages", "widgets", "widget_load", "gpt")
                             if s in args.sections]
         if browser_sections:
@@ -192,7 +197,8 @@ def main(argv=None) -> int:
           f"acabar. Tiempos de coste: CPU del hilo, un hilo.")
     rows = (report.rows_for(results) + widget_load_mod.rows_for(results)
             + cost_mod.rows_for(results) + lighthouse_mod.rows_for(results)
-            + gpt_mod.rows_for(results) + gpt_seeds_mod.rows_for(results))
+            + gpt_mod.rows_for(results) + gpt_seeds_mod.rows_for(results)
+            + cuadernos_mod.rows_for(results))
     print(report.table(rows))
     print(f"Resultados completos en {args.output}")
     return verdict(rows, [k for k in results if k.endswith("_error")])

@@ -3,9 +3,12 @@
 El capítulo lo afirma con la semilla 0 cada vez que se construye el libro (sus celdas
 ``remove-cell``): eso es corrección, y lo comprueba «make test». Aquí, con las
 semillas 1 y 2, que esas lecturas no dependen de la semilla: es robustez, y cuesta
-tres entrenamientos completos por semilla (minutos de CPU), así que va en el banco
-(``python -m bench --sections gpt_seeds``; issue 32). Cada lectura es una fila con su
-margen como presupuesto; una que no lo cumple hace fallar el banco.
+cuatro experimentos por semilla (la comparación, la tasa alta, el ejercicio y los
+bordes de Post-LN: minutos de CPU), así que va en el banco (``python -m bench
+--sections gpt_seeds``; issues 32 y 49). Cada lectura es una fila con su margen como
+presupuesto; una que no lo cumple hace fallar el banco. Al doble de tasa, que Post-LN
+aprenda depende de la semilla (el capítulo lo dice y lo muestra con las semillas 0 y
+1): de ese borde solo se lee que Pre-LN aprende.
 
 También da los FLOP/s de esos entrenamientos (solo las multiplicaciones de matrices,
 ``resnorm.gpt.matmul_flops``, entre los segundos de CPU) junto al pico de una
@@ -36,6 +39,7 @@ def train(seed: int) -> dict:
     comparison = gpt.gpt_comparison(seed=seed, n_samples=0)
     high = gpt.lr_sensitivity(seed=seed, n_samples=0)
     cut = ch10.train_without_ffn_shortcut(ch10._solution, seed=seed, n_samples=0)
+    edge = gpt.postln_edge(seed=seed, other_seed=seed + 1)
     vx, _ = gpt._dataset().val_windows(32)
     runs = comparison["runs"]
     inside = {
@@ -44,10 +48,12 @@ def train(seed: int) -> dict:
         "gamma_dev": {c: [p["gamma_dev"] for p in gpt.norm_params(runs[c]["model"])]
                       for c in ("post_ln", "pre_ln")},
     }
-    return {"comparison": comparison, "high": high, "cut": cut, "inside": inside}
+    return {"comparison": comparison, "high": high, "cut": cut, "inside": inside,
+            "edge": edge}
 
 
-def readings(comparison: dict, high: dict, cut: dict, inside: dict) -> list[dict]:
+def readings(comparison: dict, high: dict, cut: dict, inside: dict,
+             edge: dict) -> list[dict]:
     """Cada lectura del capítulo como ``{"what", "value", "goal", "ok"}``."""
     runs = comparison["runs"]
     unigram = comparison["unigram_loss"]
@@ -87,6 +93,22 @@ def readings(comparison: dict, high: dict, cut: dict, inside: dict) -> list[dict
     check("tasa alta, pre_ln: final − referencia", f"{gap:+.3f}", "< −0.2", gap < -0.2)
     worse = hr["post_ln"] - final["post_ln"]
     check("post_ln: tasa alta − tasa base", f"{worse:+.3f}", "> 0.3", worse > 0.3)
+
+    # Los bordes: con el doble de bloques, Post-LN en la referencia y Pre-LN aprende;
+    # con el doble de tasa, Pre-LN aprende (Post-LN, según la semilla: sin lectura).
+    deep = {c: r["final_val_loss"] for c, r in edge["runs"]["deep"].items()}
+    label = f"borde, {edge['deep']} bloques"
+    gap = deep["post_ln"] - unigram
+    check(f"{label}, post_ln: final − referencia", f"{gap:+.3f}", "|·| < 0.1",
+          abs(gap) < 0.1)
+    gap = deep["pre_ln"] - unigram
+    check(f"{label}, pre_ln: final − referencia", f"{gap:+.3f}", "< −0.3", gap < -0.3)
+    worse = deep["post_ln"] - final["post_ln"]
+    check(f"{label}, post_ln − régimen del capítulo", f"{worse:+.3f}", "> 0.3",
+          worse > 0.3)
+    gap = edge["runs"]["lr_high"]["pre_ln"]["final_val_loss"] - unigram
+    check(f"borde, tasa {edge['lr_high']:g}, pre_ln: final − referencia",
+          f"{gap:+.3f}", "< −0.3", gap < -0.3)
 
     gap = cut["final_val_loss"] - unigram
     check("pre_ln sin el atajo de la FFN − referencia", f"{gap:+.3f}", "|·| < 0.1",
@@ -172,12 +194,14 @@ def bench_gpt_seeds(seeds=SEEDS, log=print) -> dict:
     n_val_tokens = data.val_windows(32)[0].numel()
     out = {}
     for seed in seeds:
-        log(f"  semilla {seed}: los tres experimentos del capítulo 10…")
+        log(f"  semilla {seed}: los experimentos del capítulo 10…")
         t0, c0 = time.perf_counter(), time.process_time()
         runs = train(seed)
         cpu_seconds = time.process_time() - c0
         trained = (list(runs["comparison"]["runs"].values())
-                   + list(runs["high"]["runs"].values()) + [runs["cut"]])
+                   + list(runs["high"]["runs"].values()) + [runs["cut"]]
+                   + [r for pair in runs["edge"]["runs"].values()
+                      for r in pair.values()])
         out[str(seed)] = {
             "seconds": time.perf_counter() - t0,
             "cpu_seconds": cpu_seconds,

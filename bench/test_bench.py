@@ -95,9 +95,14 @@ def _seed_runs() -> dict:
                    "post_ln": {"blocks": [1] + [32 ** 0.5] * 5 + [7], "ln_f": 7}},
         "gamma_dev": {"post_ln": [0.01] * 11 + [0.3], "pre_ln": [0.02] * 12 + [0.2]},
     }
+    losses = {"post_ln": 2.51, "pre_ln": 2.0, "post_ln_other": 2.0}
+    edge = {"lr_high": 6e-3, "deep": 12, "runs": {
+        "deep": {c: {"final_val_loss": losses[c]} for c in ("post_ln", "pre_ln")},
+        "lr_high": {c: {"final_val_loss": v} for c, v in losses.items()}}}
     return {"comparison": {"vocab_size": vocab, "unigram_loss": unigram,
                            "runs": runs},
-            "high": high, "cut": {"final_val_loss": 2.51}, "inside": inside}
+            "high": high, "cut": {"final_val_loss": 2.51}, "inside": inside,
+            "edge": edge}
 
 
 def test_bench_gpt_seeds_reads_each_chapter_claim_against_its_margin(capsys):
@@ -111,15 +116,20 @@ def test_bench_gpt_seeds_reads_each_chapter_claim_against_its_margin(capsys):
 
     good = _seed_runs()
     assert verdict(rows(good), []) == 0
-    assert len(rows(good)) == 1 + 25  # el tiempo y cada lectura, una fila
+    assert len(rows(good)) == 1 + 29  # el tiempo y cada lectura, una fila
     # Un flujo de Pre-LN que no crece y un Post-LN que aprende sin calentamiento a la
     # tasa alta: dos filas ✗, y el banco falla nombrándolas.
     bad = copy.deepcopy(good)
     bad["inside"]["stream"]["pre_ln"]["blocks"][3] = 2.5
     bad["high"]["runs"]["post_ln"]["final_val_loss"] = 2.2
+    # Y un Post-LN de 12 bloques que aprende: el borde no está donde dice el capítulo.
+    bad["edge"]["runs"]["deep"]["post_ln"]["final_val_loss"] = 2.0
     missed = [r for r in rows(bad) if r[4] == "✗"]
     assert [r[1] for r in missed] == ["tasa alta, post_ln: final − referencia",
                                       "post_ln: tasa alta − tasa base",
+                                      "borde, 12 bloques, post_ln: final − referencia",
+                                      "borde, 12 bloques, post_ln − régimen del "
+                                      "capítulo",
                                       "pre_ln: el flujo crece bloque a bloque"]
     assert verdict(rows(bad), []) == 1
     assert "GPT, semilla 1: pre_ln: el flujo crece" in capsys.readouterr().err
@@ -136,3 +146,29 @@ def test_bench_widget_load_counts_the_shifts_the_reader_sees_after_the_jump():
     assert cls == pytest.approx(0.017) and "antes" not in text and "widget" in text
     # Sin la marca de llegada (el fotograma no llegó a pintarse), cuenta todo.
     assert shifts_seen(shifts, arrived=None)[0] == pytest.approx(0.059)
+
+
+def test_bench_learner_notebooks_are_held_to_30_s_for_chapter_10_and_15_s_the_rest():
+    from bench import cuadernos
+
+    results = {"cuadernos": {"notebooks": {
+        "10_gpt_diminuto": {"cpu_s": 29.0}, "04_layernorm": {"cpu_s": 16.0},
+        "01_problema_apilar": {"error": "CellExecutionError: …"}}}}
+    rows = {r[1].split(",")[0]: r for r in cuadernos.rows_for(results)}
+    assert rows["10_gpt_diminuto"][3:] == ("≤ 30 s", "✓")
+    assert rows["04_layernorm"][3:] == ("≤ 15 s", "✗")
+    assert rows["01_problema_apilar"][4] == "✗"
+    assert cuadernos.rows_for({}) == []
+
+
+def test_bench_learner_notebook_cpu_is_read_from_proc_for_a_running_process():
+    import os
+    import time
+
+    from bench import cuadernos
+
+    before = cuadernos.process_cpu_seconds(os.getpid())
+    end = time.process_time() + 0.05
+    while time.process_time() < end:  # 50 ms de CPU de este proceso
+        pass
+    assert cuadernos.process_cpu_seconds(os.getpid()) >= before + 0.03

@@ -57,6 +57,7 @@ __all__ = [
     "matmul_flops",
     "norm_params",
     "plot_val_losses",
+    "postln_edge",
     "stream_norms",
     "StackedGPT",
     "train_gpt",
@@ -905,8 +906,11 @@ def gpt_seeds(configs: Sequence[str] = ("post_ln", "pre_ln"),
 
     Todos los entrenamientos van a la vez (``train_gpts``). Devuelve ``{"configs",
     "seeds", "runs": {seed: {config: resultado de train_gpt}}}``; ``kwargs`` pasa a
-    ``train_gpts``.
+    ``train_gpts``. El capítulo solo lee la pérdida final de cada uno, no su curva:
+    si no se da ``eval_every``, la validación se mide al empezar y al terminar. Medir
+    no toca los pesos ni los lotes: el entrenamiento es el mismo, número a número.
     """
+    kwargs.setdefault("eval_every", kwargs.get("steps", DEFAULTS["steps"]))
     members = [{"config": c, "seed": s} for s in seeds for c in configs]
     trained = iter(train_gpts(members, dataset=_dataset(), **kwargs))
     runs = {s: {c: next(trained) for c in configs} for s in seeds}
@@ -921,13 +925,46 @@ def lr_sensitivity(lr: float = 1e-2, warmup: int = 50, seed: int = 0,
     Devuelve ``{"lr", "warmup", "runs": {"post_ln", "post_ln_warmup", "pre_ln"}}``,
     cada uno un resultado de ``train_gpt`` a la tasa ``lr``; solo ``"post_ln_warmup"``
     calienta, durante ``warmup`` pasos. Los tres entrenan a la vez (``train_gpts``).
+    El capítulo no lee sus textos: si no se da ``n_samples``, no se generan.
     """
+    kwargs.setdefault("n_samples", 0)
     names = ("post_ln", "post_ln_warmup", "pre_ln")
     members = [{"config": "post_ln"}, {"config": "post_ln", "warmup": warmup},
                {"config": "pre_ln"}]
     trained = train_gpts([{**m, "seed": seed} for m in members], lr=lr,
                          dataset=_dataset(), **kwargs)
     return {"lr": lr, "warmup": warmup, "runs": dict(zip(names, trained))}
+
+
+def postln_edge(seed: int = 0, other_seed: int = 1, lr: float = DEFAULTS["lr"],
+                lr_factor: float = 2.0, deep: int = 12, **kwargs) -> dict:
+    """Dónde deja de aprender Post-LN sin calentamiento, con Pre-LN al lado (Cap. 10).
+
+    Dos pasos fuera del régimen del capítulo (6 bloques, tasa ``lr``), uno cada vez y
+    sin calentamiento: la tasa ``lr_factor · lr`` con 6 bloques, y ``deep`` bloques a
+    la tasa ``lr``. Takase et al. (2023) observan que Post-LN gana en Transformers de
+    seis capas o menos y se vuelve inestable en los de diez o más. Cada borde es un
+    lote de ``train_gpts``: Post-LN y Pre-LN con la semilla ``seed`` (mismos pesos
+    de partida en lo común, mismos lotes) y, a la tasa mayor, Post-LN también con
+    ``other_seed``, porque ahí que aprenda depende de la semilla. El capítulo solo lee
+    la pérdida final: la validación se mide al empezar y al terminar, y no se generan
+    textos. Devuelve ``{"lr", "lr_high", "deep", "seed", "other_seed", "runs":
+    {"lr_high": {"post_ln", "pre_ln", "post_ln_other"}, "deep": {"post_ln",
+    "pre_ln"}}}``, cada uno un resultado de ``train_gpt``; ``kwargs`` pasa a
+    ``train_gpts`` (``steps``...).
+    """
+    steps = kwargs.pop("steps", DEFAULTS["steps"])
+    common = dict(steps=steps, eval_every=steps, n_samples=0, dataset=_dataset(),
+                  **kwargs)
+    pair = [{"config": "post_ln", "seed": seed}, {"config": "pre_ln", "seed": seed}]
+    lr_high = lr_factor * lr
+    high = train_gpts(pair + [{"config": "post_ln", "seed": other_seed}], lr=lr_high,
+                      **common)
+    deeper = train_gpts(pair, lr=lr, n_layers=deep, **common)
+    return {"lr": lr, "lr_high": lr_high, "deep": deep, "seed": seed,
+            "other_seed": other_seed,
+            "runs": {"lr_high": dict(zip(("post_ln", "pre_ln", "post_ln_other"), high)),
+                     "deep": dict(zip(("post_ln", "pre_ln"), deeper))}}
 
 
 # --- Dentro del modelo entrenado ------------------------------------------------------

@@ -127,6 +127,35 @@ def test_a_block_forward_written_for_one_block_works_on_the_stacked_block(data):
         assert a["model"].block_forward is pre_ln_by_hand
 
 
+def test_the_chapter_exercise_trains_as_train_gpt_with_the_learners_block(data):
+    # El ejercicio 10.2 entrena en un lote de uno (train_gpts): lo mismo que el
+    # entrenamiento solo, con el bloque de quien aprende, salvo redondeo de float32.
+    from resnorm.exercises import ch10
+
+    small = {k: v for k, v in SMALL.items() if k != "sample_chars"}
+    batched = ch10.train_without_ffn_shortcut(ch10._solution, seed=3, n_samples=0,
+                                              dataset=data, **small)
+    alone = gpt.train_gpt("pre_ln", seed=3, block_forward=ch10._solution,
+                          n_samples=0, dataset=data, **small)
+    assert_same_training(batched, alone, SMALL["steps"])
+    assert batched["model"].block_forward is ch10._solution
+
+
+def test_measuring_validation_less_often_trains_the_same_bits(data):
+    # gpt_seeds y postln_edge solo miden al empezar y al terminar: medir no toca los
+    # pesos ni los lotes, así que el entrenamiento y la pérdida final son idénticos.
+    members = [{"config": "post_ln"}, {"config": "pre_ln", "seed": 1}]
+    small = dict(steps=12, n_layers=2, n_samples=0, dataset=data)
+    often = gpt.train_gpts(members, eval_every=3, **small)
+    once = gpt.train_gpts(members, eval_every=12, **small)
+    for a, b in zip(often, once):
+        assert a["train_loss"] == b["train_loss"]
+        assert a["final_val_loss"] == b["final_val_loss"]
+        assert b["val_steps"] == [0, 12] and a["val_steps"] == [0, 3, 6, 9, 12]
+        assert all(torch.equal(a["state_dict"][k], b["state_dict"][k])
+                   for k in a["state_dict"])
+
+
 def test_a_diverging_member_stops_alone_and_the_others_go_on(data):
     kwargs = dict(steps=40, n_layers=2, n_samples=0, eval_every=10, dataset=data)
     wild = {"config": "plain", "lr": 1e4}

@@ -748,3 +748,73 @@ def test_course_speaks_with_tu_never_vos():
             for word in find_voseo(line):
                 found.append(f"{_rel(path)}:{number}: {word}")
     assert not found, "Formas de voseo (el curso habla de «tú»):\n" + "\n".join(found)
+
+
+# --------------------------------------------------------------------------------------
+# Concordancia: sustantivos masculinos que acaban como femeninos
+# --------------------------------------------------------------------------------------
+
+#: Masculinos que se escriben a veces en femenino: «matiz» (el capítulo 6 llegó a
+#: decir «dos matices. La primera…», issue 49) y los de origen griego en -ma. Cada
+#: uno con su plural.
+MASCULINE = {"matiz": "matices", "problema": "problemas", "sistema": "sistemas",
+             "esquema": "esquemas", "teorema": "teoremas", "diagrama": "diagramas",
+             "dilema": "dilemas", "tema": "temas", "paradigma": "paradigmas"}
+_NOUN = "|".join(f"{s}|{p}" for s, p in MASCULINE.items())
+_PLURAL = "|".join(MASCULINE.values())
+#: Un determinante femenino delante del sustantivo, con o sin un adjetivo femenino
+#: en medio: «la matiz», «una segunda matiz», «estas dos matices».
+FEMININE_BEFORE = re.compile(
+    rf"\b(?:la|una|esta|esa|aquella|otra|las|unas|estas|esas|otras|muchas|pocas"
+    rf"|algunas|varias|ninguna)\s+(?:[a-záéíóúñ]+as?\s+|dos\s+|tres\s+)?"
+    rf"(?:{_NOUN})\b", re.IGNORECASE)
+#: «dos matices. La primera…, la segunda…»: el ordinal que los retoma, en femenino,
+#: en el mismo párrafo (solo como pronombre: «la primera capa» no cuenta).
+FEMININE_AFTER = re.compile(
+    rf"\b(?:{_PLURAL})\b(?:(?!\n\s*\n).){{0,400}}?\b(?:la|una)\s+"
+    rf"(?:primera|segunda|tercera|otra|última)(?=\s*[:,.;)]|\s+es\b)",
+    re.IGNORECASE | re.S)
+
+
+def feminine_masculines(text: str) -> list[str]:
+    """Los tramos de ``text`` que tratan como femenino un sustantivo de MASCULINE."""
+    return [m.group(0) for pattern in (FEMININE_BEFORE, FEMININE_AFTER)
+            for m in pattern.finditer(text)]
+
+
+def test_gender_detector_finds_la_matiz_and_its_feminine_ordinals():
+    assert feminine_masculines("Hay una matiz importante.") == ["una matiz"]
+    assert feminine_masculines("Con dos matices. La primera: solo para x.") == [
+        "matices. La primera"]
+    assert feminine_masculines("dos matices. La primera es que") == [
+        "matices. La primera"]
+    assert feminine_masculines("Las dos matices y la sistema") == [
+        "Las dos matices", "la sistema"]
+    assert feminine_masculines("Esta segunda matiz") == ["Esta segunda matiz"]
+    # En masculino, y un ordinal que no retoma el sustantivo, no cuentan.
+    ok = ("Un matiz importante. Dos matices. El primero: solo para la primera capa. "
+          "El segundo, la segunda capa. Los problemas de la otra sección.")
+    assert feminine_masculines(ok) == []
+    # Otro párrafo ya no retoma los matices.
+    assert feminine_masculines("Dos matices.\n\nLa primera, la atención.") == []
+
+
+def course_texts() -> list[tuple[str, str]]:
+    """(dónde, texto) de cada celda de los notebooks y de cada archivo del curso."""
+    import nbformat
+
+    out = []
+    for path in notebook_files():
+        nb = nbformat.read(path, as_version=4)
+        out += [(f"{_rel(path)}, celda {i}", c.source) for i, c in enumerate(nb.cells)]
+    files = book_files() + python_files() + javascript_files() + [ROOT / "README.md"]
+    for path in files:
+        out.append((_rel(path), path.read_text(encoding="utf-8")))
+    return out
+
+
+def test_masculine_nouns_are_never_written_as_feminine():
+    found = [f"{where}: «{' '.join(hit.split())}»" for where, text in course_texts()
+             for hit in feminine_masculines(text)]
+    assert not found, ("Sustantivos masculinos en femenino («el matiz», «dos matices. "
+                       "El primero…»):\n" + "\n".join(found))

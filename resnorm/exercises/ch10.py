@@ -198,18 +198,22 @@ def check_remove_ffn_shortcut(fn: Callable) -> Feedback:
     )
 
 
-def train_without_ffn_shortcut(fn: Callable, **kwargs) -> dict | None:
+def train_without_ffn_shortcut(fn: Callable, seed: int = 0, **kwargs) -> dict | None:
     """Entrena el GPT Pre-LN con ``fn`` como ``forward`` de cada bloque (Capítulo 10).
 
     Primero comprueba ``fn`` con ``check_remove_ffn_shortcut``: si no pasa, muestra
-    el comprobador y devuelve ``None``, sin entrenar. ``kwargs`` pasa a
-    ``resnorm.gpt.train_gpt``.
+    el comprobador y devuelve ``None``, sin entrenar. Entrena con
+    ``resnorm.gpt.train_gpts`` (un lote de un modelo, como los demás entrenamientos
+    del capítulo; ``fn`` recibe el bloque con sus piezas ``attn``, ``mlp``, ``ln_1``
+    y ``ln_2``); ``kwargs`` pasa a ``train_gpts``. Devuelve lo que devolvería
+    ``train_gpt("pre_ln", block_forward=fn, seed=seed, ...)``.
     """
     feedback = check_remove_ffn_shortcut(fn)
     if not feedback:
         print("Primero completa el ejercicio: el bloque aún no es el que se pide.")
         print(feedback)
         return None
-    from resnorm.gpt import train_gpt
+    from resnorm.gpt import train_gpts
 
-    return train_gpt("pre_ln", block_forward=fn, **kwargs)
+    return train_gpts([{"config": "pre_ln", "seed": seed}], block_forward=fn,
+                      **kwargs)[0]
