@@ -65,7 +65,7 @@ def _costly_functions() -> set[str]:
 
     return {n for n in experiments.__all__ if callable(getattr(experiments, n))} | {
         "train_gpt", "train_gpts", "gpt_comparison", "gpt_seeds", "lr_sensitivity",
-        "identity_learning"}
+        "postln_edge", "identity_learning"}
 
 
 def _calls(node) -> set[str]:
