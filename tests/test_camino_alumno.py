@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,72 @@ def test_the_unused_import_check_sees_an_unused_quiz():
     assert _imported_from(old, "resnorm.quiz") - _used(old) == {"Quiz"}
     new = _tree('from resnorm.quiz import Quiz\nQuiz.from_bank("media", "sigma")')
     assert not _imported_from(new, "resnorm.quiz") - _used(new)
+
+
+# --- Las pistas: un solo marcado ------------------------------------------------------
+
+_HINT_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<directive>[\w-]+)\}\s*Pista\b",
+                        re.M)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_hint_is_a_folded_admonition_in_the_source(path):
+    """Issue 50: las pistas de los capítulos 1, 9 y 11 eran ``{dropdown}`` de
+    sphinx-design; las demás, ``{admonition}`` con ``:class: dropdown``. Una sola."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"])
+        for hint in _HINT_OPEN.finditer(text):
+            # Con ``` o con ::: (colon_fence), la misma directiva: el mismo HTML.
+            assert hint["directive"] == "admonition", f"{path.name}: {hint.group(0)!r}"
+            options = text[hint.end():].split("\n", 2)[1]
+            assert options.strip() == ":class: dropdown", (path.name, options)
+
+
+@pytest.mark.build
+def test_every_hint_on_the_site_has_the_same_markup(built_site):
+    """En el sitio construido, cada «Pista N» es la misma caja plegable."""
+    from bs4 import BeautifulSoup
+
+    seen = 0
+    for path in NOTEBOOKS:
+        page = built_site / "notebooks" / f"{path.stem}.html"
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        titles = [t for t in soup.select(".bd-article p.admonition-title, "
+                                         ".bd-article summary")
+                  if re.match(r"Pista \d", t.get_text(" ", strip=True))]
+        assert titles, f"{page.name}: sin pistas"
+        for title in titles:
+            box = title.find_parent(class_="admonition")
+            assert title.name == "p" and box is not None, (page.name, str(title)[:80])
+            assert set(box["class"]) == {"admonition", "dropdown"} | (
+                {c for c in box["class"] if c.startswith("admonition-")}), box["class"]
+            seen += 1
+    assert seen >= 2 * len(NOTEBOOKS) - 4
+
+
+# --- Sin JavaScript: los colores del modo del sistema -------------------------------
+
+def test_the_no_js_sheet_copies_each_mode_rule_for_auto():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import tema_sin_js as t
+
+    css = ("/* a{b:c} */ html[data-theme=dark]{--x:#000}"
+           "html:not([data-theme]),html[data-theme=light]{--x:#fff}"
+           "p{color:red}"
+           "html[data-theme=dark] img:not(.a,.b){filter:none}"
+           '@media (min-width:5px){html[data-theme="dark"] .k{content:"}{"}}'
+           "@font-face{font-family:x}")
+    out = t.fallback_css([css])
+    light, dark = out.split("@media (prefers-color-scheme: dark)")
+    assert 'html[data-theme="auto"]{--x:#fff}' in light
+    assert "#000" not in light and "color:red" not in out
+    assert 'html[data-theme="auto"]{--x:#000}' in dark
+    assert 'html[data-theme="auto"] img:not(.a,.b){filter:none}' in dark
+    assert '@media (min-width:5px){html[data-theme="auto"] .k{content:"}{"}}' in dark
+    assert "font-face" not in out and "a{b:c}" not in out
+    assert t.split_selectors("a, b:not(.x, .y) ,c") == ["a", "b:not(.x, .y)", "c"]
