@@ -135,6 +135,12 @@ function menuItem(original, text) {
   return li;
 }
 
+function divider() {
+  const li = document.createElement("li");
+  li.innerHTML = '<hr class="dropdown-divider">';
+  return li;
+}
+
 function buildMoreMenu(bar) {
   const folded = [...bar.querySelectorAll(FOLDED)]
     .filter((el) => !el.parentElement.closest(FOLDED));
@@ -153,6 +159,7 @@ function buildMoreMenu(bar) {
         menu.append(menuItem(item));
       }
     } else if (el.matches(".theme-switch-button")) {
+      menu.append(divider());
       const li = menuItem(el);
       const label = document.createElement("span");
       label.className = "btn__text-container";
@@ -166,6 +173,7 @@ function buildMoreMenu(bar) {
       li.firstChild.addEventListener("click", () => setTimeout(say));
       menu.append(li);
     } else {
+      menu.append(divider());
       // Bootstrap pasa el title de un botón con tooltip a data-bs-original-title.
       menu.append(menuItem(el, el.getAttribute("title") || el.dataset.bsOriginalTitle ||
         el.getAttribute("aria-label") || ""));
