@@ -553,10 +553,12 @@ def test_invisible_characters_in_a_widget_number_are_named(browser, site_url):
         page = _open(rec, site_url, MEAN_STD)
         box = page.locator("input.rn-input").first
         error = page.locator("span.rn-error").first
-        for typed, named in [("0,5\u202e", "cambia el sentido del texto (U+202E)"),
-                             ("\t", "un tabulador"),
-                             ("\ufeff", "un carácter invisible (U+FEFF)"),
-                             ("1\u200d", "un carácter invisible, U+200D")]:
+        for typed, named in [
+                ("0,5\u202e", "«0,5» (con un carácter invisible que cambia el sentido "
+                 "del texto, U+202E)"),
+                ("1\t2", "«1 2» (con un tabulador) no es un número"),
+                ("\u200b", "un carácter invisible (U+200B) no es un número"),
+                ("1\u200d", "«1» (con un carácter invisible, U+200D)")]:
             box.fill(typed)
             message = error.inner_text()
             assert named in message, (ascii(typed), message)
@@ -575,12 +577,12 @@ SAVED_PROGRESS = """
 })();
 """
 # Desde que se llama, setItem lanza como con el almacenamiento lleno.
-FILL_STORAGE = """
-window.rnSetItem = Storage.prototype.setItem;
-Storage.prototype.setItem = function () {
-  throw new DOMException("El almacenamiento está lleno", "QuotaExceededError");
-};
-"""
+FILL_STORAGE = """() => {
+  window.rnSetItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function () {
+    throw new DOMException("El almacenamiento está lleno", "QuotaExceededError");
+  };
+}"""
 
 
 def test_undo_with_full_storage_says_so_and_can_be_retried(browser, site_url):
@@ -609,7 +611,7 @@ def test_undo_with_full_storage_says_so_and_can_be_retried(browser, site_url):
         assert "No se pudo deshacer" in said and "lleno" in said, said
         assert not _js_errors(rec), rec.console_errors
         # Hay sitio otra vez: el mismo botón lo recupera.
-        page.evaluate("Storage.prototype.setItem = window.rnSetItem")
+        page.evaluate("() => { Storage.prototype.setItem = window.rnSetItem; }")
         box.locator(".rn-progreso-deshacer").click()
         assert total.inner_text().startswith("Llevas 1 de"), total.inner_text()
         assert box.locator(".rn-progreso-error").count() == 0
