@@ -151,7 +151,7 @@ function buildMoreMenu(bar) {
     if (el.matches(".btn-fullscreen-button")) continue; // no hay en un teléfono
     if (el.matches(".dropdown")) {
       const header = document.createElement("li");
-      header.innerHTML = '<h2 class="dropdown-header"></h2>';
+      header.innerHTML = '<span class="dropdown-header"></span>';
       header.firstChild.textContent =
         el.querySelector(".dropdown-toggle")?.getAttribute("aria-label") || "";
       menu.append(header);
