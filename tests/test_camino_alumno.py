@@ -146,7 +146,7 @@ def test_the_no_js_sheet_copies_each_mode_rule_for_auto():
     assert t.split_selectors("a, b:not(.x, .y) ,c") == ["a", "b:not(.x, .y)", "c"]
 
 
-# --- En el navegador: el teléfono y sin JavaScript -------------------------------------
+# --- En el navegador: el teléfono y sin JavaScript ---------------------------------
 
 LAYER_NORM = "notebooks/04_layernorm.html"
 PHONE = {"width": 390, "height": 844}

@@ -598,7 +598,8 @@ def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
             text = out.inner_text()  # solo lo visible
             assert "✗" not in text and "Aún no has escrito" not in text, text
             assert "Escribe tu solución" in text and "`" not in text, text
-            # Dónde se ejecuta, solo en el primero (issue 50); todos enlazan a «Cómo usar».
+            # Dónde se ejecuta, solo en el primero (issue 50); todos enlazan a
+            # «Cómo usar».
             assert ("Binder" in text and "Colab" in text) is (i == 0), text
             assert out.locator(f'a[href="{HOW_TO_RUN_URL}"]').count() == 1
             box = out.locator(".resnorm-feedback-web")

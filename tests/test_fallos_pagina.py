@@ -540,7 +540,7 @@ def test_without_javascript_the_progress_box_explains_itself(browser, site_url):
         rec.context.close()
 
 
-# --- Issue 52, lo que quedaba: las citas de los widgets y «Deshacer» -------------------
+# --- Issue 52, lo que quedaba: las citas de los widgets y «Deshacer» ---------------
 
 MEAN_STD = "notebooks/03_media_desviacion.html"
 

@@ -100,12 +100,12 @@ def test_the_answer_with_its_unit_is_correct(js, typed):
 
 def test_megabytes_for_mebibytes_is_named(js):
     q = _numeric("coste-mib")
-    mb = _mistake(q, "megabytes")
+    mb = _mistake(q, "MB, no MiB")
     assert mb == pytest.approx(4096 * 1024 * 4 / 1e6)
     for typed in ("16.78", "16,78 MB", "16.777"):
         got = _check(js, "coste-mib", typed)
         assert got["status"] == "mistake", typed
-        assert "megabytes (MB), no mebibytes (MiB)" in got["message"]
+        assert "diste MB, no MiB" in got["message"] and "10⁶" in got["message"]
 
 
 def test_the_right_number_in_another_unit_is_named_not_accepted(js):

@@ -122,8 +122,8 @@ class Feedback:
         if self._where:
             body = (
                 "<p>Escribe tu solución en la celda de arriba, en lugar de "
-                "<code>raise NotImplementedError</code>, y ejecútala: esta comprobación "
-                "te dirá qué está bien, qué falla y te dará una pista.</p>"
+                "<code>raise NotImplementedError</code>, y ejecútala: esta "
+                "comprobación te dirá qué está bien, qué falla y te dará una pista.</p>"
                 f"<p>{WHERE_TO_RUN} Ábrela con Python: en Binder o en Colab (el botón "
                 "del cohete, arriba) o en tu ordenador. "
                 f'<a href="{HOW_TO_RUN_URL}">Cómo ejecutar los capítulos</a>.</p>'

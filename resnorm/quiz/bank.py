@@ -1303,7 +1303,7 @@ def _ch12_coste():
                 mistakes=(
                     Mistake(
                         rows * cols * 4 / 10**6,
-                        "diste megabytes (MB), no mebibytes (MiB)",
+                        "diste MB, no MiB",
                         f"Un MB son 10⁶ bytes; un MiB, 2²⁰ = {_grouped(2**20)} bytes: "
                         "divide entre 2²⁰.",
                     ),

@@ -12,8 +12,6 @@
 // normales el resultado es idéntico bit a bit al cálculo directo, y para las
 // extremas las magnitudes que no caben se muestran con logaritmos.
 
-import { nameInvisible } from "./texto.js";
-
 const SUPERSCRIPT = {
   "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴",
   "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻",
@@ -202,15 +200,13 @@ export const ECHO_MAX = 40;
 
 /**
  * Lo escrito, entre comillas, para citarlo en un mensaje de error: una entrada
- * de miles de caracteres se corta («…») y el mensaje sigue cabiendo en pantalla; los
- * caracteres que no se ven se nombran (``nameInvisible``, texto.js): un U+202E pegado
- * no da la vuelta al mensaje y un tabulador solo no deja unas comillas vacías.
+ * de miles de caracteres se corta («…») y el mensaje sigue cabiendo en pantalla.
  */
 export function quoteInput(text) {
   const chars = Array.from(text);
   const long = chars.length > ECHO_MAX;
   const shown = long ? chars.slice(0, ECHO_MAX - 1).join("") + "…" : text;
-  return nameInvisible(`«${shown}»`);
+  return `«${shown}»`;
 }
 
 /**
