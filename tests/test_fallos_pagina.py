@@ -546,8 +546,9 @@ MEAN_STD = "notebooks/03_media_desviacion.html"
 
 
 def test_invisible_characters_in_a_widget_number_are_named(browser, site_url):
-    """``quoteInput`` (compute.js) citaba lo escrito tal cual: un U+202E pegado daba la
-    vuelta al mensaje y un tabulador dejaba «»."""
+    """Lo que cita ``quoteInput`` (compute.js) salía tal cual en la calculadora del
+    capítulo 3: un U+202E pegado daba la vuelta al mensaje y un tabulador dejaba «».
+    mean_std.js lo muestra con ``nameInvisible`` (texto.js), como el GPT."""
     rec = _recorder(browser)
     try:
         page = _open(rec, site_url, MEAN_STD)
