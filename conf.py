@@ -66,6 +66,7 @@ extensions = [
     "quiz_progress",
     "math_katex",  # fórmulas dibujadas al construir
     "tema_ligero",
+    "tema_sin_js",  # sin JavaScript, los colores del modo del sistema
     "pdf_sphinx",  # tools/: la página única del PDF y el enlace de la portada
     "figuras_telefono",  # los diagramas en versión de teléfono (<picture>)
     "curso_navegador",  # almacén en memoria, navegación y reíndice del glosario

@@ -22,7 +22,12 @@ import pytest
 
 from resnorm import exercises
 from resnorm.exercises import Feedback, check_function
-from resnorm.exercises._feedback import HOW_TO_RUN_URL, rounding_unit, tolerance
+from resnorm.exercises._feedback import (
+    HOW_TO_RUN_URL,
+    WHERE_TO_RUN,
+    rounding_unit,
+    tolerance,
+)
 from tests.helpers import ROOT, VIEWPORTS, notebook_paths
 
 NOTEBOOKS = notebook_paths()
@@ -539,6 +544,40 @@ def test_built_chapters_show_a_neutral_box_for_every_stub(built_site):
 
 
 @pytest.mark.build
+def test_where_the_code_runs_is_said_once_per_page(built_site):
+    """Issue 50: «En esta página el código no se ejecuta…» se repetía bajo cada
+    ejercicio. Lo dice el primer recuadro de cada página; los demás enlazan a
+    «Cómo usar»."""
+    for path in NOTEBOOKS:
+        page = built_site / "notebooks" / f"{path.stem}.html"
+        html = page.read_text(encoding="utf-8")
+        assert html.count(WHERE_TO_RUN) == 1, page.name
+        outputs = _stub_outputs(page)
+        assert WHERE_TO_RUN in outputs[0], page.name
+        for out in outputs:
+            assert f'href="{HOW_TO_RUN_URL}"' in out, page.name
+
+
+def test_in_one_kernel_only_the_first_box_says_where_the_code_runs(monkeypatch):
+    """Dentro de un núcleo (la construcción), el segundo recuadro ya no lo repite."""
+    from resnorm.exercises import _feedback
+
+    class Shell:
+        kernel = object()
+
+    shell = Shell()
+    monkeypatch.setattr("IPython.get_ipython", lambda: shell)
+    monkeypatch.setattr(_feedback, "_WHERE_SAID", set())
+    first = check_function("Media", stub, CASES, "")._repr_html_()
+    second = check_function("Media", stub, CASES, "")._repr_html_()
+    assert WHERE_TO_RUN in first and WHERE_TO_RUN not in second
+    assert f'href="{HOW_TO_RUN_URL}"' in second and "Escribe tu solución" in second
+    # La misma salida mostrada otra vez no cambia.
+    fb = check_function("Media", stub, CASES, "")
+    assert fb._repr_html_() == fb._repr_html_()
+
+
+@pytest.mark.build
 @pytest.mark.browser
 @pytest.mark.parametrize("dark", [False, True], ids=["claro", "oscuro"])
 def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
@@ -558,7 +597,11 @@ def test_a_reader_of_the_site_sees_the_neutral_box_not_a_failure(
             out = stubs.nth(i)
             text = out.inner_text()  # solo lo visible
             assert "✗" not in text and "Aún no has escrito" not in text, text
-            assert "Binder" in text and "Colab" in text and "`" not in text, text
+            assert "Escribe tu solución" in text and "`" not in text, text
+            # Dónde se ejecuta, solo en el primero (issue 50); todos enlazan a
+            # «Cómo usar».
+            assert ("Binder" in text and "Colab" in text) is (i == 0), text
+            assert out.locator(f'a[href="{HOW_TO_RUN_URL}"]').count() == 1
             box = out.locator(".resnorm-feedback-web")
             assert box.is_visible()
             width = box.evaluate("e => e.getBoundingClientRect().right")

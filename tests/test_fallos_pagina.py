@@ -534,3 +534,85 @@ def test_without_javascript_the_progress_box_explains_itself(browser, site_url):
         assert box.bounding_box()["height"] > 20
     finally:
         rec.context.close()
+
+
+# --- Issue 52, lo que quedaba: las citas de los widgets y «Deshacer» ---------------
+
+MEAN_STD = "notebooks/03_media_desviacion.html"
+
+
+def test_invisible_characters_in_a_widget_number_are_named(browser, site_url):
+    """Lo que cita ``quoteInput`` (compute.js) salía tal cual en la calculadora del
+    capítulo 3: un U+202E pegado daba la vuelta al mensaje y un tabulador dejaba «».
+    mean_std.js lo muestra con ``nameInvisible`` (texto.js), como el GPT."""
+    rec = _recorder(browser)
+    try:
+        page = _open(rec, site_url, MEAN_STD)
+        box = page.locator("input.rn-input").first
+        error = page.locator("span.rn-error").first
+        for typed, named in [
+                ("0,5\u202e", "«0,5» (con un carácter invisible que cambia el sentido "
+                 "del texto, U+202E)"),
+                ("1\t2", "«1 2» (con un tabulador) no es un número"),
+                ("\u200b", "un carácter invisible (U+200B) no es un número"),
+                ("1\u200d", "«1» (con un carácter invisible, U+200D)")]:
+            box.fill(typed)
+            message = error.inner_text()
+            assert named in message, (ascii(typed), message)
+            assert not RAW_INVISIBLE.search(message), ascii(message)
+        assert not _js_errors(rec), rec.console_errors
+    finally:
+        rec.context.close()
+
+
+# Lo guardado de otra visita: una pregunta bien contestada del capítulo 3.
+SAVED_PROGRESS = """
+(() => {
+  if (sessionStorage.getItem("rn-prueba-sembrado")) return;
+  sessionStorage.setItem("rn-prueba-sembrado", "1");
+  localStorage.setItem("resnorm.quiz.v1", JSON.stringify(%s));
+})();
+"""
+# Desde que se llama, setItem lanza como con el almacenamiento lleno.
+FILL_STORAGE = """() => {
+  window.rnSetItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function () {
+    throw new DOMException("El almacenamiento está lleno", "QuotaExceededError");
+  };
+}"""
+
+
+def test_undo_with_full_storage_says_so_and_can_be_retried(browser, site_url):
+    """«Deshacer» en la portada lanzaba un QuotaExceededError sin capturar si el
+    almacenamiento se llenó tras «Empezar de nuevo»: ahora lo dice en español, lo
+    borrado sigue en la página y un segundo «Deshacer» lo recupera."""
+    page_state = json.loads(built_soup("book/intro.html").select_one(
+        "#rn-quiz-manifest").get_text())
+    chapter = page_state["chapters"][0]
+    qid, version = next(iter(chapter["questions"].items()))
+    saved = {"chapters": {chapter["key"]: {qid: {"v": version, "ok": True, "a": 1}}}}
+    rec = _recorder(browser)
+    rec.context.add_init_script(SAVED_PROGRESS % json.dumps(saved))
+    try:
+        page = _open(rec, site_url, "book/intro.html", widgets=False)
+        box = page.locator("#rn-progreso-curso")
+        total = box.locator(".rn-progreso-total")
+        assert total.inner_text().startswith("Llevas 1 de"), total.inner_text()
+        box.locator(".rn-progreso-reset").click()
+        assert total.inner_text().startswith("Llevas 0 de")
+        page.evaluate(FILL_STORAGE)
+        box.locator(".rn-progreso-deshacer").click()
+        alert = box.locator(".rn-progreso-error")
+        assert alert.is_visible(), box.inner_text()
+        said = alert.inner_text()
+        assert "No se pudo deshacer" in said and "lleno" in said, said
+        assert not _js_errors(rec), rec.console_errors
+        # Hay sitio otra vez: el mismo botón lo recupera.
+        page.evaluate("() => { Storage.prototype.setItem = window.rnSetItem; }")
+        box.locator(".rn-progreso-deshacer").click()
+        assert total.inner_text().startswith("Llevas 1 de"), total.inner_text()
+        assert box.locator(".rn-progreso-error").count() == 0
+        assert json.loads(page.evaluate(
+            "localStorage.getItem('resnorm.quiz.v1')")) == saved
+    finally:
+        rec.context.close()

@@ -101,3 +101,91 @@ widgets.observe(document.body, { childList: true, subtree: true });
 document.addEventListener("scroll", (event) => {
   if (event.target.classList?.contains("curso-desplazable")) measure(event.target)();
 }, true);
+
+// En un teléfono la cabecera tenía 8 iconos (issue 50). Quedan los que usa quien lee
+// (el índice del curso, buscar, el índice de la página) y un menú «Más opciones» con
+// lo demás: ejecutar (Binder, Colab, código en vivo), descargar, el repositorio y el
+// modo de color. El menú copia los elementos del tema (los enlaces, tal cual; cada
+// botón pulsa el suyo, que sigue en la página, oculto en el teléfono por curso.css);
+// sin JavaScript no hay menú y la cabecera queda como la escribe el tema.
+const FOLDED = ".dropdown-launch-buttons, .btn-source-repository-button, " +
+  ".dropdown-download-buttons, .btn-fullscreen-button, .theme-switch-button";
+const MODES = { auto: "automático", light: "claro", dark: "oscuro" };
+
+function menuItem(original, text) {
+  const li = document.createElement("li");
+  let item;
+  if (original.matches("a[href]")) {
+    item = original.cloneNode(true);
+    item.removeAttribute("data-bs-toggle");
+  } else {
+    item = document.createElement("button");
+    item.type = "button";
+    item.innerHTML = original.innerHTML;
+    item.addEventListener("click", () => original.click());
+  }
+  item.className = "dropdown-item";
+  if (text) {
+    const label = document.createElement("span");
+    label.className = "btn__text-container";
+    label.textContent = text;
+    item.append(label);
+  }
+  li.append(item);
+  return li;
+}
+
+function divider() {
+  const li = document.createElement("li");
+  li.innerHTML = '<hr class="dropdown-divider">';
+  return li;
+}
+
+function buildMoreMenu(bar) {
+  const folded = [...bar.querySelectorAll(FOLDED)]
+    .filter((el) => !el.parentElement.closest(FOLDED));
+  if (!folded.length) return;
+  const menu = document.createElement("ul");
+  menu.className = "dropdown-menu dropdown-menu-end";
+  for (const el of folded) {
+    if (el.matches(".btn-fullscreen-button")) continue; // no hay en un teléfono
+    if (el.matches(".dropdown")) {
+      const header = document.createElement("li");
+      header.innerHTML = '<span class="dropdown-header"></span>';
+      header.firstChild.textContent =
+        el.querySelector(".dropdown-toggle")?.getAttribute("aria-label") || "";
+      menu.append(header);
+      for (const item of el.querySelectorAll(".dropdown-menu > li > :is(a, button)")) {
+        menu.append(menuItem(item));
+      }
+    } else if (el.matches(".theme-switch-button")) {
+      menu.append(divider());
+      const li = menuItem(el);
+      const label = document.createElement("span");
+      label.className = "btn__text-container";
+      const say = () => {
+        const mode = document.documentElement.dataset.mode || "auto";
+        label.textContent = `Modo de color: ${MODES[mode] || mode}`;
+      };
+      say();
+      li.firstChild.innerHTML = "";
+      li.firstChild.append(label);
+      li.firstChild.addEventListener("click", () => setTimeout(say));
+      menu.append(li);
+    } else {
+      menu.append(divider());
+      // Bootstrap pasa el title de un botón con tooltip a data-bs-original-title.
+      menu.append(menuItem(el, el.getAttribute("title") || el.dataset.bsOriginalTitle ||
+        el.getAttribute("aria-label") || ""));
+    }
+  }
+  const box = document.createElement("div");
+  box.className = "dropdown dropdown-mas-opciones";
+  box.innerHTML = '<button class="btn dropdown-toggle" type="button" ' +
+    'data-bs-toggle="dropdown" aria-expanded="false" aria-label="Más opciones" ' +
+    'title="Más opciones"><i class="fa-solid fa-ellipsis-vertical" ' +
+    'aria-hidden="true"></i></button>';
+  box.append(menu);
+  folded[0].before(box);
+}
+document.querySelectorAll(".article-header-buttons").forEach(buildMoreMenu);

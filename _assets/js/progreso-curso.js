@@ -4,6 +4,7 @@ const box = document.getElementById("rn-progreso-curso");
 const source = document.getElementById("rn-quiz-manifest");
 const { storage_key: key, chapters } = JSON.parse(source.textContent);
 let undo = null; // lo guardado antes de «Empezar de nuevo», para deshacerlo
+let undoFailed = null; // por qué no se pudo deshacer (el nombre del error), si falló
 
 // Lo guardado puede tener otra forma (un array, un JSON roto): con «?.» se lee solo
 // lo que tiene la de siempre (lo repara repairStore, de resnorm/quiz/quiz_core.js).
@@ -18,13 +19,26 @@ function saved() {
 const NOTE = `<p class="rn-progreso-borrado" role="status">Borrado todo tu progreso.
   <button type="button" class="rn-progreso-deshacer">Deshacer</button></p>`;
 
+// Deshacer vuelve a escribir lo borrado: si el almacenamiento se llenó entretanto
+// (otra pestaña, otra página del mismo sitio), setItem lanza. Lo borrado sigue en
+// esta página (``undo``): se dice en español y «Deshacer» se puede volver a pulsar.
+function undoError(name) {
+  const why = name === "QuotaExceededError"
+    ? "el almacenamiento del navegador está lleno"
+    : "el navegador no deja guardar en este momento";
+  return `<p class="rn-progreso-error" role="alert">No se pudo deshacer: ${why}. Tu
+    progreso borrado sigue en esta página mientras no la cierres: libera espacio
+    (borra datos de otros sitios) y pulsa «Deshacer» otra vez.</p>`;
+}
+
 function render(focus) {
   box.innerHTML = `<p class="rn-progreso-total" role="status" aria-live="polite"></p>
     <table><caption>Tu progreso por capítulo (guardado solo en este navegador)
       </caption><thead><tr><th scope="col">Capítulo</th>
         <th scope="col">Preguntas bien contestadas</th></tr></thead><tbody></tbody>
     </table><button type="button" class="rn-progreso-reset">
-      Empezar de nuevo todo el curso</button>${undo === null ? "" : NOTE}`;
+      Empezar de nuevo todo el curso</button>${undo === null ? "" : NOTE}${
+  undoFailed === null ? "" : undoError(undoFailed)}`;
   const mine = saved();
   let done = 0;
   let total = 0;
@@ -52,8 +66,15 @@ box.addEventListener("click", ({ target }) => {
     localStorage.removeItem(key);
     render(undo === null ? ".rn-progreso-reset" : ".rn-progreso-deshacer");
   } else if (target.matches(".rn-progreso-deshacer")) {
-    localStorage.setItem(key, undo);
+    try {
+      localStorage.setItem(key, undo);
+    } catch (error) {
+      undoFailed = (error && error.name) || "Error";
+      render(".rn-progreso-deshacer");
+      return;
+    }
     undo = null;
+    undoFailed = null;
     render(".rn-progreso-reset");
   }
 });

@@ -69,6 +69,9 @@ class Feedback:
     lines: list[str] = field(default_factory=list)
     hint: str = ""
     pending: bool = False
+    #: Si el recuadro de la web dice dónde se ejecuta el código (la primera vez en
+    #: la página; lo decide ``_repr_html_``).
+    _where: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -112,17 +115,52 @@ class Feedback:
         )
 
     def _web_html(self) -> str:
+        # Dónde se ejecuta, una vez por página (issue 50: repetido bajo cada ejercicio
+        # era ruido); los demás recuadros dicen qué hacer y enlazan a «Cómo usar».
+        if self._where is None:
+            self._where = _first_on_page()
+        if self._where:
+            body = (
+                "<p>Escribe tu solución en la celda de arriba, en lugar de "
+                "<code>raise NotImplementedError</code>, y ejecútala: esta "
+                "comprobación te dirá qué está bien, qué falla y te dará una pista.</p>"
+                f"<p>{WHERE_TO_RUN} Ábrela con Python: en Binder o en Colab (el botón "
+                "del cohete, arriba) o en tu ordenador. "
+                f'<a href="{HOW_TO_RUN_URL}">Cómo ejecutar los capítulos</a>.</p>'
+            )
+        else:
+            body = (
+                "<p>Escribe tu solución en la celda de arriba y ejecútala con Python "
+                f'(<a href="{HOW_TO_RUN_URL}">cómo ejecutar los capítulos</a>).</p>'
+            )
         return (
             '<div class="resnorm-feedback-web" hidden style="display:none">'
             f"<p><strong>Ejercicio: {html.escape(self.title)}</strong></p>"
-            "<p>Escribe tu solución en la celda de arriba, en lugar de "
-            "<code>raise NotImplementedError</code>, y ejecútala: esta comprobación "
-            "te dirá qué está bien, qué falla y te dará una pista.</p>"
-            "<p>En esta página el código no se ejecuta. Ábrela con Python: en "
-            "Binder o en Colab (el botón del cohete, arriba) o en tu ordenador. "
-            f'<a href="{HOW_TO_RUN_URL}">Cómo ejecutar los capítulos</a>.</p>'
-            "</div>"
+            f"{body}</div>"
         )
+
+
+#: Lo que se dice una sola vez por página, en el primer ejercicio.
+WHERE_TO_RUN = "En esta página el código no se ejecuta."
+
+#: Los núcleos (``id`` de su intérprete de IPython) que ya dijeron dónde se ejecuta.
+_WHERE_SAID: set[int] = set()
+
+
+def _first_on_page() -> bool:
+    """¿Es este el primer recuadro de la página? La construcción ejecuta cada capítulo
+    en su propio núcleo, de arriba abajo: el primero que se muestra en un núcleo es el
+    primero de la página. Fuera de un núcleo (una prueba, la terminal), siempre."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return True
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return True
+    first = id(shell) not in _WHERE_SAID
+    _WHERE_SAID.add(id(shell))
+    return first
 
 
 def _inline_html(text: str) -> str:

@@ -71,7 +71,9 @@ class Numeric:
     ``glued`` y ``reads`` dicen de dónde sale la pregunta: los valores que pega el
     capítulo (``Glue``) y las funciones de ``resnorm`` que muestra (``"resnorm.x.f"``).
     ``sign_hint`` es lo que se dice si solo falla el signo (si hay una resta que
-    revisar); sin él, se dice solo que el signo no es.
+    revisar); sin él, se dice solo que el signo no es. ``unit`` es la unidad en que se
+    pide la respuesta («MiB»): se acepta escrita detrás del número, y otra unidad se
+    nombra (``quiz_core.js``).
     """
 
     id: str
@@ -85,9 +87,14 @@ class Numeric:
     glued: tuple[Glue, ...] = ()
     reads: tuple[str, ...] = ()
     sign_hint: str = ""
+    unit: str = ""
 
     def __post_init__(self):
         _check_id(self.id)
+        if self.unit and not (self.unit.isascii() and self.unit.isalpha()
+                              and len(self.unit) <= 4):
+            raise ValueError(f"{self.id}: la unidad debe ser una palabra corta: "
+                             f"{self.unit!r}")
         values = [("la respuesta", self.answer)] + [
             (f"el error «{m.name}»", m.value) for m in self.mistakes
         ]
@@ -169,6 +176,10 @@ def question_state(question: Numeric | Choice) -> dict:
     data["type"] = "numeric" if isinstance(question, Numeric) else "choice"
     if isinstance(question, Numeric):
         data["tol_text"] = _format_tol(question.tol)
+        # Sin unidad, la pregunta se guarda como antes de que existiera ``unit``: su
+        # versión no cambia y nadie pierde lo que ya contestó.
+        if not question.unit:
+            del data["unit"]
     text = json.dumps(data, sort_keys=True, ensure_ascii=False)
     data["version"] = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     return data

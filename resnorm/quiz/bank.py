@@ -604,6 +604,12 @@ def _ch05():
                         "desplaza.",
                     ),
                     Mistake(
+                        BETA[0] * x_hat + GAMMA[0],
+                        "cambiaste γ por β",
+                        f"γ multiplica y β se suma: γ₁ = {g1} escala x̂₁ y β₁ = {b1} "
+                        "lo desplaza.",
+                    ),
+                    Mistake(
                         x_hat + BETA[0],
                         "olvidaste γ",
                         f"Falta multiplicar por γ₁ = {g1}.",
@@ -1293,7 +1299,14 @@ def _ch12_coste():
                 answer=mib,
                 tol=0.05,
                 glued=(Glue("mib_x", mib),),
+                unit="MiB",
                 mistakes=(
+                    Mistake(
+                        rows * cols * 4 / 10**6,
+                        "diste MB, no MiB",
+                        f"Un MB son 10⁶ bytes; un MiB, 2²⁰ = {_grouped(2**20)} bytes: "
+                        "divide entre 2²⁰.",
+                    ),
                     Mistake(
                         rows * cols / 2**20,
                         "olvidaste los 4 bytes de cada float32",
@@ -1425,6 +1438,12 @@ def _gpt():
                         math.log2(vocab),
                         "usaste logaritmo en base 2",
                         "La pérdida de PyTorch usa el logaritmo natural.",
+                    ),
+                    Mistake(
+                        math.log10(vocab),
+                        "usaste logaritmo en base 10",
+                        "La pérdida de PyTorch usa el logaritmo natural, ln (en "
+                        "Python, math.log).",
                     ),
                     Mistake(
                         1 / vocab,

@@ -4,7 +4,7 @@ import { h, uid } from "../widgets/dom.js";
 import { nameInvisible } from "../widgets/texto.js";
 import {
   chapterProgress, checkNumeric, decimalsText, mergeEntry, parseAnswer, progressText,
-  repairStore,
+  repairStore, unitText,
 } from "./quiz_core.js";
 
 const KINDS = {
@@ -138,12 +138,12 @@ function numericQuestion(question, ctx) {
 
   function check(event) {
     if (event) event.preventDefault();
-    const parsed = parseAnswer(input.value);
+    const parsed = parseAnswer(input.value, question.unit);
     if (!parsed.ok) {
       say(feedback, parsed.message, "info");
       return;
     }
-    const result = checkNumeric(question, parsed.value, parsed.decimals);
+    const result = checkNumeric(question, parsed.value, parsed.decimals, parsed.otherUnit);
     const answer = savedAnswer(input.value.trim(), parsed.value);
     if (result.status === "correct") {
       say(feedback, "¡Bien! Es correcto.", "ok");
@@ -159,7 +159,9 @@ function numericQuestion(question, ctx) {
         + `de ±${question.tol_text}: escríbela con ${decimalsText(result.needed)}.`, "mistake");
       return;
     }
-    if (result.status === "mistake") {
+    if (result.status === "unit") {
+      say(feedback, unitText(result), "mistake");
+    } else if (result.status === "mistake") {
       say(feedback, result.message, "mistake");
     } else if (result.status === "sign") {
       say(feedback, `El valor absoluto es correcto, pero el signo no.${
@@ -179,7 +181,8 @@ function numericQuestion(question, ctx) {
   const body = [
     form,
     h("p", { id: tolId, class: "rn-quiz-tol",
-      text: `Se acepta un error de ±${question.tol_text}. Puedes usar coma o punto.` }),
+      text: `Se acepta un error de ±${question.tol_text}${question.unit ? ` ${question.unit}` : ""}. `
+        + `Puedes usar coma o punto${question.unit ? ` y escribir «${question.unit}» detrás` : ""}.` }),
     feedback,
     h("div", { class: "rn-quiz-actions" }, [hintButton, solutionButton]),
     hintBox,

@@ -6,8 +6,24 @@ const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 // Espacios dentro de un número solo como separador de miles: 1 000, 12 288,5.
 const GROUPED_RE = /^[+-]?\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:[.,]\d+)?$/;
 
-/** Lee una respuesta numérica tal como la escribe una persona (coma o punto). */
-export function parseAnswer(text) {
+// La notación de la página para lectores (format_sci de resnorm.book): 4.0 × 10⁻⁵,
+// y como se teclea: 4.0 x 10^-5, 4,0·10**-5. El exponente, en superíndice o no.
+const SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+const SPACE = "[\\s\u00a0\u2009\u202f]*";
+const TIMES_TEN_RE = new RegExp(
+  `^(?:(.*?)${SPACE}[\u00d7\u00b7\u22c5xX*]${SPACE})?10${SPACE}` +
+  `(?:([\u207b\u207a]?[${SUPERSCRIPTS}]+)|(?:\\^|\\*\\*)${SPACE}([+-]?\\d+))$`,
+);
+// Una unidad escrita tras el número: «16 MiB», «16MB».
+const UNIT_RE = /^(.*\d\.?)[\s\u00a0\u2009\u202f]*([a-zA-Z\u00b5]{1,4})$/;
+
+/**
+ * Lee una respuesta numérica tal como la escribe una persona (coma o punto), también
+ * con la notación de la página (4.0 × 10⁻⁵). ``unit`` es la unidad de la pregunta
+ * («MiB»): escrita detrás del número, se acepta; si se escribe otra, el resultado lo
+ * dice en ``otherUnit`` para que ``checkNumeric`` la nombre.
+ */
+export function parseAnswer(text, unit) {
   const raw = String(text === null || text === undefined ? "" : text);
   let s = raw.trim();
   if (s === "") {
@@ -21,6 +37,33 @@ export function parseAnswer(text) {
         "Escribe un solo número, en una línea: lo que pegaste tiene varias " +
         `(«${shortText(raw.trim().replace(/\s*[\r\n]+\s*/g, " ↵ "))}»).`,
     };
+  }
+  const withUnit = unit ? UNIT_RE.exec(s) : null;
+  if (withUnit && !/^e$/i.test(withUnit[2])) {
+    const number = parseAnswer(withUnit[1]);
+    if (!number.ok) return number;
+    if (withUnit[2].toLowerCase() !== String(unit).toLowerCase()) {
+      number.otherUnit = withUnit[2];
+    }
+    return number;
+  }
+  const power = TIMES_TEN_RE.exec(s);
+  if (power) {
+    const exponent = Number(power[3] !== undefined ? power[3] : power[2]
+      .replace("\u207b", "-").replace("\u207a", "")
+      .replace(/[⁰¹²³⁴⁵⁶⁷⁸⁹]/g, (c) => String(SUPERSCRIPTS.indexOf(c))));
+    const mantissa = power[1] === undefined ? { ok: true, value: 1, decimals: 0 }
+      : parseAnswer(power[1]);
+    if (!mantissa.ok) return notANumber(raw);
+    // Con la mantisa como texto y el exponente detrás, 4.0e-5 se lee como lo escribe
+    // JavaScript (4.0 * 10 ** -5 daría 4.0000000000000003e-5).
+    const result = finite(/e/i.test(String(mantissa.value))
+      ? mantissa.value * 10 ** exponent : Number(`${mantissa.value}e${exponent}`));
+    // 4.0 × 10⁻⁵ tiene la precisión de 0.000040: 6 decimales.
+    if (result.ok && Number.isInteger(mantissa.decimals)) {
+      result.decimals = mantissa.decimals - exponent;
+    }
+    return result;
   }
   const spaced = s.replace(/\s*([/])\s*/g, "$1").replace(/^([+-])\s+/, "$1");
   // «1 2», «1 ,5» y también «1, 002»: un espacio tras la coma separa dos números.
@@ -93,8 +136,11 @@ function finite(value) {
  * explica), «sign» (sobra o falta un signo menos) o «wrong».
  * ``decimals`` es cuántos decimales escribió la persona (``parseAnswer``).
  */
-export function checkNumeric(question, value, decimals) {
+export function checkNumeric(question, value, decimals, otherUnit) {
   const tol = question.tol;
+  if (otherUnit && Math.abs(value - question.answer) <= tol) {
+    return { status: "unit", unit: question.unit, otherUnit };
+  }
   if (Math.abs(value - question.answer) <= tol) return { status: "correct" };
   if (Number.isInteger(decimals)) {
     const half = 0.5 * 10 ** -decimals;
@@ -116,6 +162,13 @@ export function checkNumeric(question, value, decimals) {
     return { status: "sign" };
   }
   return { status: "wrong" };
+}
+
+/** Lo que se dice cuando el número es el de la respuesta pero la unidad no. */
+export function unitText(result) {
+  return `Vas bien: ese número es la respuesta en ${result.unit}, pero escribiste ` +
+    `«${result.otherUnit}». La pregunta pide ${result.unit}: escribe el número solo o ` +
+    `con «${result.unit}».`;
 }
 
 // Un error típico está «cerca» si se aparta de la respuesta como mucho un 10 % de

@@ -4,6 +4,7 @@ import {
   equals, formatNumber, meanStdRecipe, parseVector, superscript,
 } from "./compute.js";
 import { clear, h, uid } from "./dom.js";
+import { nameInvisible } from "./texto.js";
 import { commit, frame, read } from "./ui.js";
 
 const SUB = ["₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈"];
@@ -122,7 +123,9 @@ function render({ model, el }) {
     const texts = inputs.map((inp) => inp.value);
     const parsed = parseVector(texts);
     parsed.errors.forEach((msg, i) => {
-      errors[i].textContent = msg ?? "";
+      // Lo escrito que cita el mensaje (quoteInput), con sus invisibles nombrados: un
+      // U+202E pegado no da la vuelta al mensaje, un tabulador no deja «» (issue 52).
+      errors[i].textContent = nameInvisible(msg ?? "");
       if (msg) inputs[i].setAttribute("aria-invalid", "true");
       else inputs[i].removeAttribute("aria-invalid");
     });

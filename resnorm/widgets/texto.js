@@ -2,7 +2,8 @@
 // nombran en vez de copiarse. Pegado de otra página, un U+202E (invierte el sentido
 // del texto) daba la vuelta a todo el mensaje, y un tabulador, un BOM o un ZWJ
 // dejaban unas comillas que parecían vacías («»). Lo usan las preguntas
-// (resnorm/quiz/quiz.js) y el GPT del capítulo 10 (gpt_playground.js).
+// (resnorm/quiz/quiz.js), el GPT del capítulo 10 (gpt_playground.js) y la calculadora
+// de media y σ del capítulo 3 (mean_std.js), con lo que cita quoteInput (compute.js).
 
 // De control, de formato (los de dirección, los de anchura cero, el BOM), sin asignar
 // o de uso privado, separadores de línea y párrafo, selectores de variante y rellenos
