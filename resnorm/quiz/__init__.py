@@ -260,7 +260,10 @@ class Quiz(anywidget.AnyWidget):
                 f"El capítulo {chapter} no tiene el bloque de preguntas «{group}»; "
                 f"tiene {sorted(groups)}"
             )
-        every = bank.manifest()[chapter]
+        # Solo este capítulo (como bank.chapter_manifest): una pregunta que no se
+        # sostiene rompe la celda de su capítulo, no la de los demás.
+        every = {s["id"]: s["version"]
+                 for qs in groups.values() for s in map(question_state, qs)}
         return cls(chapter, groups[group], chapter_questions=every)
 
     def _ipython_display_(self) -> None:

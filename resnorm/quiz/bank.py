@@ -1556,15 +1556,17 @@ def title(key: str) -> str:
     return _CHAPTERS[key][1]
 
 
-def manifest() -> dict:
-    """Todas las preguntas del curso: clave del capítulo → {id: versión}."""
+def chapter_manifest(key: str) -> dict:
+    """Las preguntas de un capítulo: {id: versión}. Construye solo ese capítulo: una
+    pregunta que no se sostiene (por ejemplo, con otro vector del curso) para su
+    capítulo, no el de los demás."""
     from resnorm.quiz import question_state
 
-    return {
-        key: {
-            s["id"]: s["version"]
+    return {s["id"]: s["version"]
             for qs in chapter(key).values()
-            for s in map(question_state, qs)
-        }
-        for key in _CHAPTERS
-    }
+            for s in map(question_state, qs)}
+
+
+def manifest() -> dict:
+    """Todas las preguntas del curso: clave del capítulo → {id: versión}."""
+    return {key: chapter_manifest(key) for key in _CHAPTERS}
