@@ -137,8 +137,11 @@ SPLIT = {
 
 
 #: Módulos que van en el grupo de otro: test_site_quality.py lee la carga de cada página
-#: que hace test_site_view.py en el portátil (fixture ``site_views``, una por proceso).
-JOINED = {"test_site_quality.py": "test_site_view.py::portatil-claro"}
+#: que hace test_site_view.py en el portátil (fixture ``site_views``, una por
+#: proceso), y test_widgets_site.py la del teléfono (el grupo del portátil ya es el
+#: más largo).
+JOINED = {"test_site_quality.py": "test_site_view.py::portatil-claro",
+          "test_widgets_site.py": "test_site_view.py::telefono-claro"}
 
 
 #: Los grupos más largos de cada tanda de «make test», delante, de más a menos (medidos

@@ -21,6 +21,9 @@ def test_a_module_is_one_group_unless_split_by_view_page_or_notebook():
     # Las páginas de test_site_quality.py, con las del portátil de test_site_view.py.
     assert scope_of("tests/test_site_quality.py::test_axe[index.html]") == (
         "tests/test_site_view.py::portatil-claro")
+    # test_widgets_site.py lee las cargas del teléfono de test_site_view.py.
+    assert scope_of("tests/test_widgets_site.py::test_each_widget_is_in_a_chapter"
+                    "[rn-meanstd]") == "tests/test_site_view.py::telefono-claro"
     # Las demás pruebas del módulo de los cuadernos van juntas.
     assert scope_of("tests/test_cuadernos.py::test_sections_carry[04_layernorm]") == (
         "tests/test_cuadernos.py")

@@ -22,7 +22,8 @@ En Chromium, sin red, a 390×844, 820×1180 y 1366×900 (claro y oscuro):
   la cabecera fija, con el foco en él; cerrar ☰ o ☷ devuelve el foco a su botón;
 * la búsqueda muestra las fórmulas como texto y «gamma» lleva al capítulo 5.
 
-Cada página se carga una vez en cada ancho, en claro (``SWEPT``). Ninguna de estas
+Cada página se carga una vez en cada ancho, en claro (``SWEPT``; en la tableta, una
+página de cada clase: ``TABLET_PAGES`` dice por qué). Ninguna de estas
 comprobaciones depende del modo de color: en el portátil, la misma carga pasa después a
 modo oscuro como lo pide el sistema del lector (``prefers-color-scheme``): el tema tiene
 que seguirlo, y con ``make fotos`` se fotografía otra vez, en ``portatil-oscuro``. Esa
@@ -96,6 +97,16 @@ PAGES = html_pages(BUILD_HTML) if BUILD_HTML.exists() else []
 WIDGET_PAGES = [rel for rel in PAGES
                 if WIDGET_VIEW in (BUILD_HTML / rel).read_text(encoding="utf-8")]
 CHAPTER = "notebooks/04_layernorm.html"
+#: Lo que se carga en la tableta (820 px): una página de cada clase (la portada, una
+#: del libro, un capítulo con widgets y figuras, la búsqueda), no todas. Allí el tema
+#: quita las dos barras laterales y la columna del texto mide lo que en el portátil
+#: (756 px y 757; lo vigila ``test_the_tablet_column_is_the_laptops``), y las hojas
+#: del curso solo cambian por debajo de 768 px (reserva.css, widgets-pagina.css, la
+#: versión de teléfono de cada figura): el contenido de cada página se dibuja como en
+#: el portátil, que lo comprueba entero. Lo propio de la tableta es el marco (la
+#: cabecera y los dos índices desplegables del teléfono, a otro ancho): lo comprueban
+#: estas páginas y las pruebas de navegar. Con ``make fotos``, todas.
+TABLET_PAGES = {"index.html", "book/como-usar.html", CHAPTER, "search.html"}
 NEXT_CHAPTER = "notebooks/05_gamma_beta.html"
 NO_MOTION = "*, *::before, *::after { transition: none !important; " \
     "animation: none !important; scroll-behavior: auto !important; }"
@@ -228,6 +239,9 @@ class PageView:
     figure_text: list[tuple[str, float]] = field(default_factory=list)
     # Cada widget: su clase, el alto que reservó y el que mide dibujado.
     widgets: list[dict] = field(default_factory=list)
+    # Cada widget dibujado (section.rn-widget): sus clases y su texto, que lee
+    # test_widgets_site.py.
+    drawn: list[tuple[str, str]] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     # En QUALITY_VIEW, lo que leen las pruebas de test_site_quality.py.
     quality: PageReport | None = None
@@ -414,6 +428,9 @@ def _look(rec: PageRecorder, site_url: str, view: str, rel: str) -> PageView:
         )
         result.figure_text = page.evaluate(FIGURE_TEXT_JS)
         result.widgets = page.evaluate(RESERVED_VS_DRAWN)
+        result.drawn = [tuple(pair) for pair in page.evaluate(
+            "() => [...document.querySelectorAll('section.rn-widget')]"
+            ".map((s) => [s.className, s.innerText])")]
         if PHOTOS:
             result.screenshot = _photograph(page, view, rel)
         if view == QUALITY_VIEW:  # axe, pesos, encabezados…: test_site_quality.py
@@ -482,9 +499,18 @@ def look(site_views):
     return site_views.look
 
 
+def view_pages(view: str, pages=None) -> list[str]:
+    """Las páginas de ``pages`` (todas, si no se dice) que se cargan en ``view``."""
+    pages = PAGES if pages is None else pages
+    if view.startswith("tableta") and not PHOTOS:
+        return [rel for rel in pages if rel in TABLET_PAGES]
+    return list(pages)
+
+
 def _params():
     return [
-        pytest.param(view, rel, id=f"{view}-{rel}") for view in SWEPT for rel in PAGES
+        pytest.param(view, rel, id=f"{view}-{rel}")
+        for view in SWEPT for rel in view_pages(view)
     ]
 
 
@@ -519,7 +545,7 @@ def test_each_widget_reserves_the_height_it_draws(view, look):
     ocupe cada enunciado), reservó su alto con 16 px o un 2 % de margen."""
     width, height = VIEWPORTS[view.split("-")[0]]
     problems, measured = [], 0
-    for rel in WIDGET_PAGES:
+    for rel in view_pages(view, WIDGET_PAGES):
         for box in look(view, rel).widgets:
             measured += 1
             shift = shift_when_drawn(box["reserved"], box["drawn"], width, height)
@@ -583,6 +609,46 @@ def test_figures_are_shown_at_their_width_on_a_laptop(rel, look):
     assert not problems, "\n".join(problems)
 
 
+COLUMN_JS = """() => {
+  const article = document.querySelector("article.bd-article");
+  const style = getComputedStyle(article);
+  return article.clientWidth - parseFloat(style.paddingLeft) -
+    parseFloat(style.paddingRight);
+}"""
+# Los anchos a los que cambia lo que el curso pone en la página: sus hojas, sus scripts
+# y sus extensiones (la versión de teléfono de cada figura, un <source media=…>).
+MEDIA_WIDTH = re.compile(r"\((?:min|max)-width:\s*([\d.]+)px\)")
+LAYER_FILES = ("_assets/css/*.css", "_assets/js/*.js", "book/_ext/*.py",
+               "book/_templates/**/*.html")
+
+
+def test_the_tablet_column_is_the_laptops(browser, site_url):
+    """Por qué basta cargar en la tableta unas pocas páginas (``TABLET_PAGES``): su
+    columna de texto mide lo que la del portátil (±4 px) y nada del curso (hojas,
+    scripts, extensiones) cambia la página entre sus dos anchos. Si falla, el
+    contenido de la tableta ya no es el del portátil: que ``view_pages`` vuelva a
+    cargar en ella todas las páginas."""
+    files = [path for pattern in LAYER_FILES for path in sorted(ROOT.glob(pattern))]
+    widths = {float(w) for path in files
+              for w in MEDIA_WIDTH.findall(path.read_text(encoding="utf-8"))}
+    tablet, laptop = VIEWPORTS["tableta"], VIEWPORTS["portatil"]
+    between = sorted(w for w in widths if tablet[0] <= w <= laptop[0])
+    assert widths and not between, f"el curso cambia la página a {between} px"
+    context = browser.new_context(viewport=dict(zip(("width", "height"), laptop)))
+    try:
+        page = context.new_page()
+        open_page(page, f"{site_url}/{CHAPTER}", timeout=LOAD_TIMEOUT)
+        at_laptop = page.evaluate(COLUMN_JS)
+        page.set_viewport_size(dict(zip(("width", "height"), tablet)))
+        page.wait_for_function(f"() => innerWidth === {tablet[0]}",
+                               timeout=STATE_TIMEOUT)
+        at_tablet = page.evaluate(COLUMN_JS)
+    finally:
+        context.close()
+    assert abs(at_tablet - at_laptop) <= 4, (
+        f"columna: {at_tablet:.0f} px en la tableta, {at_laptop:.0f} en el portátil")
+
+
 def _pages_with_figures() -> list[str]:
     """Las páginas con figuras (diagramas SVG o PNG de matplotlib) o widgets."""
     out = []
@@ -595,7 +661,7 @@ def _pages_with_figures() -> list[str]:
 
 @pytest.mark.parametrize("view, rel", [
     pytest.param(view, rel, id=f"{view}-{rel}")
-    for view in SWEPT for rel in _pages_with_figures()
+    for view in SWEPT for rel in view_pages(view, _pages_with_figures())
 ])
 def test_every_figure_and_chart_text_is_at_least_11_px_as_displayed(view, rel, look):
     """El texto más pequeño de cada figura (diagramas SVG, figuras de matplotlib) y de
@@ -615,32 +681,66 @@ CHART_TEXT_JS = """() => [...document.querySelectorAll(".rn-chart")]
       t.getScreenCTM().a, t.getScreenCTM().b))))"""
 
 
-@pytest.mark.parametrize("rel", [
-    "notebooks/04_layernorm.html", "notebooks/08_perro_paso_a_paso.html",
-    "notebooks/09_profundidad.html",
-])
-def test_widget_chart_text_is_at_least_11_px_on_a_320_px_phone(rel, browser, site_url):
+CHART_PAGES = ["notebooks/04_layernorm.html", "notebooks/08_perro_paso_a_paso.html",
+               "notebooks/09_profundidad.html"]
+
+
+@dataclass
+class NarrowView:
+    """Una página con widgets a 320 × 700 (el teléfono más estrecho), dibujada."""
+    widgets: int
+    clipped: list[str]
+    charts: list[float]
+    # Solo en CHART_PAGES: el texto de sus gráficos con la ventana a 700 px de ancho.
+    charts_wide: list[float] | None = None
+
+
+@pytest.fixture(scope="module")
+def narrow(browser, site_url):
+    """Cada página con widgets cargada una sola vez a 320 px, para las dos pruebas de
+    ese ancho (nada recortado, texto de los gráficos): en una pestaña nueva de un
+    contexto de 320 × 700, como las abría cada prueba."""
+    context = browser.new_context(viewport={"width": 320, "height": 700},
+                                  reduced_motion="reduce")
+    seen: dict[str, NarrowView] = {}
+
+    def get(rel: str) -> NarrowView:
+        if rel not in seen:
+            page = context.new_page()
+            try:
+                open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
+                draw_widgets(page, timeout=LOAD_TIMEOUT)
+                view = NarrowView(page.locator("section.rn-widget").count(),
+                                  page.evaluate(CLIPPED_JS),
+                                  page.evaluate(CHART_TEXT_JS))
+                if rel in CHART_PAGES:
+                    page.set_viewport_size({"width": 700, "height": 700})
+                    page.wait_for_function(
+                        "() => [...document.querySelectorAll('.rn-chart')].every("
+                        "(svg) => Math.abs(svg.viewBox.baseVal.width -"
+                        " svg.getBoundingClientRect().width) < 2)",
+                        timeout=STATE_TIMEOUT)
+                    view.charts_wide = page.evaluate(CHART_TEXT_JS)
+            finally:
+                page.close()
+            seen[rel] = view
+        return seen[rel]
+
+    yield get
+    context.close()
+
+
+@pytest.mark.parametrize("rel", CHART_PAGES)
+def test_widget_chart_text_is_at_least_11_px_on_a_320_px_phone(rel, narrow):
     """Los gráficos de los widgets se dibujan al ancho que ocupan (ui.js): en el
     teléfono más estrecho (320 px) su texto sigue midiendo al menos 11 px (con un
     viewBox fijo de 520 px medía unos 5 px). Y si la ventana se ensancha (girar el
     teléfono), se vuelven a dibujar a su nuevo ancho."""
-    context = browser.new_context(viewport={"width": 320, "height": 700},
-                                  reduced_motion="reduce")
-    try:
-        page = context.new_page()
-        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
-        draw_widgets(page, timeout=LOAD_TIMEOUT)
-        sizes = page.evaluate(CHART_TEXT_JS)
-        assert sizes and min(sizes) >= MIN_LAPTOP_PX, f"{rel} a 320 px: {sizes}"
-        page.set_viewport_size({"width": 700, "height": 700})
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('.rn-chart')].every((svg) =>"
-            " Math.abs(svg.viewBox.baseVal.width - svg.getBoundingClientRect().width)"
-            " < 2)", timeout=STATE_TIMEOUT)
-        sizes = page.evaluate(CHART_TEXT_JS)
-        assert min(sizes) >= MIN_LAPTOP_PX and max(sizes) < 16, f"{rel}: {sizes}"
-    finally:
-        context.close()
+    seen = narrow(rel)
+    sizes = seen.charts
+    assert sizes and min(sizes) >= MIN_LAPTOP_PX, f"{rel} a 320 px: {sizes}"
+    sizes = seen.charts_wide
+    assert min(sizes) >= MIN_LAPTOP_PX and max(sizes) < 16, f"{rel}: {sizes}"
 
 
 # --- Navegar con el índice del curso y el de la página -----------------------------
@@ -1450,18 +1550,10 @@ CLIPPED_JS = r"""
 
 
 @pytest.mark.parametrize("rel", [p for p in WIDGET_PAGES if p.startswith("notebooks/")])
-def test_nothing_in_a_widget_is_clipped_on_a_320_px_phone(rel, browser, site_url):
+def test_nothing_in_a_widget_is_clipped_on_a_320_px_phone(rel, narrow):
     """WCAG 1.4.10 (reflujo): a 320 px, cada control y cada tarjeta de un widget
     cabe en el widget y en la ventana (las tarjetas del GPT medían 19rem; los
     desplegables del explorador de LayerNorm, 337 y 387 px)."""
-    context = browser.new_context(viewport={"width": 320, "height": 700},
-                                  reduced_motion="reduce")
-    try:
-        page = context.new_page()
-        open_page(page, f"{site_url}/{rel}", timeout=LOAD_TIMEOUT)
-        draw_widgets(page, timeout=LOAD_TIMEOUT)
-        assert page.locator("section.rn-widget").count(), rel
-        clipped = page.evaluate(CLIPPED_JS)
-        assert not clipped, f"{rel} a 320 px: {clipped[:8]}"
-    finally:
-        context.close()
+    seen = narrow(rel)
+    assert seen.widgets, rel
+    assert not seen.clipped, f"{rel} a 320 px: {seen.clipped[:8]}"

@@ -57,31 +57,34 @@ def tab(browser):
     context.close()
 
 
+#: La vista de tests/test_site_view.py cuyas cargas lee ``rendered`` (este módulo va
+#: en su proceso: JOINED, en tests/conftest.py).
+RENDERED_VIEW = "telefono-claro"
+
+
 @pytest.fixture(scope="module")
-def rendered(tab, site_url):
+def rendered(site_views):
     """Cada página con widgets, abierta una vez: qué widgets se dibujaron en cada
-    una."""
+    una. Es la carga que ya hace tests/test_site_view.py en el teléfono (dibuja todos
+    los widgets de cada página y anota los errores de la consola y las peticiones que
+    fallan o salen fuera): abrirlas otra vez aquí no probaba nada más."""
     found: dict[str, list[str]] = {}
     problems: list[str] = []
-    rec = tab
     for rel in _widget_pages():
-        page = rec.next_visit()
-        rec.goto(f"{site_url}/{rel}")
+        seen = site_views.look(RENDERED_VIEW, rel)
         html = (BUILD_HTML / rel).read_text(encoding="utf-8")
         expected = html.count(VIEW)
-        draw_widgets(page)
-        drawn = page.locator("section.rn-widget").count()
-        if drawn < expected:
-            problems.append(f"{rel}: {drawn} de {expected} widgets dibujados")
+        if len(seen.drawn) < expected:
+            problems.append(f"{rel}: {len(seen.drawn)} de {expected} widgets dibujados")
+        classes = {name for cls, _ in seen.drawn for name in cls.split()}
         for cls in WIDGET_CLASSES:
-            if page.locator(f"section.{cls}").count():
+            if cls in classes:
                 found.setdefault(cls, []).append(rel)
-        for section in page.locator("section.rn-widget").all():
-            text = section.inner_text()
+        for _, text in seen.drawn:
             if FORBIDDEN.search(text):
                 shown = FORBIDDEN.search(text).group()
                 problems.append(f"{rel}: el widget muestra {shown!r}")
-        issues = rec.console_errors + rec.failed + rec.external
+        issues = seen.console_errors + seen.failed + seen.external
         problems += [f"{rel}: {e}" for e in issues]
     return found, problems
 
