@@ -355,7 +355,12 @@ def test_a_binder_server_that_never_answers_times_out_with_a_retry(browser, site
     try:
         with silent_server() as server, fake_binder("listo", server) as fake:
             page = _open(rec, site_url, LAYER_NORM, widgets=False)
+            # El reloj de la página, parado: solo avanza con run_for. Instalado sin
+            # más, también corre con el reloj de verdad, y con la máquina ocupada el
+            # segundo que pasa entre leer el aviso y adelantar 29 s bastaba para que
+            # saltara el límite de 30 s antes de tiempo.
             page.clock.install()
+            page.clock.pause_at(page.evaluate("Date.now()") + 1_000)
             _live_code(page, fake.url)
             for _ in range(600):
                 page.clock.run_for(500)
