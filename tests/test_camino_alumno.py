@@ -73,6 +73,26 @@ def test_the_unused_import_check_sees_an_unused_quiz():
     assert not _imported_from(new, "resnorm.quiz") - _used(new)
 
 
+def test_no_notebook_imports_a_name_it_never_uses():
+    """Lo que importa un capítulo lo usa en alguna celda (``ruff`` F401, el mismo
+    lint que «make check» pasa al código, sobre los notebooks, que «ruff check .» deja
+    fuera): en la celda que lee quien aprende, un nombre importado es una promesa."""
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    if ruff is None:
+        pytest.skip("ruff no está en el entorno de pruebas (make test-deps)")
+    done = subprocess.run(
+        [ruff, "check", "--no-cache", "--isolated", "--select", "F401",
+         "--output-format", "concise", *map(str, NOTEBOOKS)],
+        capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, (
+        "Importaciones que ningún código del capítulo usa (quítalas de la celda):\n"
+        + done.stdout + done.stderr)
+
+
 # --- Las pistas: un solo marcado ------------------------------------------------------
 
 _HINT_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<directive>[\w-]+)\}\s*Pista\b",
