@@ -272,6 +272,7 @@ def construir_como_repo2docker(checkout: Path, repo_dir: Path, env: dict) -> lis
     return ordenes
 
 
+@pytest.mark.slow
 def test_binder_builds_the_notebooks_branch_with_resnorm_from_the_source_commit(
         construccion, tmp_path):
     """El botón de Binder construye la rama de los cuadernos. Aquí, esa rama recién
