@@ -304,6 +304,11 @@ def test_binder_builds_the_notebooks_branch_with_resnorm_from_the_source_commit(
            if not k.startswith(("PYTHON", "VIRTUAL_ENV", "JUPYTER", "GIT_"))}
     env.update(
         KERNEL_PYTHON_PREFIX=str(venv), NB_PYTHON_PREFIX=str(venv),
+        # Un índice que no responde (aquí, el de PyTorch: solo se llega al de
+        # paquetes) se da por perdido a la primera: pip lo reintentaría 5 veces por
+        # paquete, más de 100 paquetes. torch sale entonces de donde lo encuentra pip
+        # (la rueda para CPU que tiene esta máquina), y se comprueba abajo.
+        PIP_RETRIES="0",
         PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
         # git (y pip, que lo llama) encuentra «GitHub» en el repositorio desnudo.
         GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0=f"url.{desnuda.as_uri()}.insteadOf",
