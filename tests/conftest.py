@@ -151,6 +151,7 @@ JOINED = {"test_site_quality.py": "test_site_view.py::portatil-claro"}
 #: salida: una prueba que no esté aquí se ejecuta igual. Con un grupo largo al final,
 #: los otros procesos esperan sin hacer nada.
 COSTLY = (
+    # La construcción de Binder: ≈ 5 min con la caché de pip y la máquina ocupada.
     "test_publicar.py::test_binder_",
     "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
     "_the_page_numbers[10_gpt_diminuto]",

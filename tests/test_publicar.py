@@ -290,8 +290,10 @@ def test_binder_builds_the_notebooks_branch_with_resnorm_from_the_source_commit(
     hecho = publicar(fuente, remoto)
     assert hecho.returncode == 0, hecho.stderr
     commit = construccion["fuente"]
-    # GitHub tiene también la rama del libro, que después sigue avanzando.
+    # GitHub tiene también la rama del libro, la de por defecto (su HEAD), que
+    # después sigue avanzando.
     git(fuente, "push", "--quiet", remoto, f"{commit}:refs/heads/main")
+    git(desnuda, "symbolic-ref", "HEAD", "refs/heads/main")
     git(fuente, "commit", "--quiet", "--allow-empty", "-m", "Después de publicar")
     git(fuente, "push", "--quiet", remoto, "HEAD:refs/heads/main")
 
