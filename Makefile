@@ -95,7 +95,7 @@ $(LAB_VENV)/.deps: requirements-lab.txt
 lab-deps: $(LAB_VENV)/.deps
 
 # Los cuadernos del alumno en JupyterLab, en local (http://127.0.0.1:8888, con token),
-# en español (el paquete de idioma de requirements-lab.txt, elegido en overrides.json),
+# en español (el paquete de idioma de requirements-lab.txt y binder/overrides.json),
 # sin el aviso de noticias de Jupyter (en inglés, encima del cuaderno, y una petición a
 # la red) ni la búsqueda de versiones nuevas,
 # sobre una copia de trabajo ($(LAB_DIR)): se copian de $(HTML)/cuadernos solo los que
@@ -113,13 +113,14 @@ lab-copy:
 	done
 
 LAB_SETTINGS := $(LAB_VENV)/share/jupyter/lab/settings
+# Los ajustes por defecto de Lab: binder/overrides.json, el mismo archivo que Binder y
+# el hub (binder/postBuild). Se escribe aparte y se renombra: tests/test_hub.py y
+# tests/test_jupyterlab.py lo escriben a la vez, y Lab no lee nunca uno a medias.
 .PHONY: lab-settings
 lab-settings:
 	@mkdir -p $(LAB_SETTINGS)
-	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification":' \
-	  '{"fetchNews": "false", "checkForUpdates": false},' \
-	  '"@jupyterlab/translation-extension:plugin": {"locale": "es_ES"}}' \
-	  > $(LAB_SETTINGS)/overrides.json
+	@cp binder/overrides.json $(LAB_SETTINGS)/.overrides.json.$$$$ \
+	  && mv -f $(LAB_SETTINGS)/.overrides.json.$$$$ $(LAB_SETTINGS)/overrides.json
 
 lab: book lab-deps
 	@$(MAKE) --no-print-directory lab-copy lab-settings

@@ -133,6 +133,8 @@ SPLIT = {
     "test_quiz_site.py": re.compile(r"\[(notebooks/[\w.-]+)\]$"),
     # Cada cuaderno del alumno en un núcleo nuevo: uno por grupo.
     "test_cuadernos.py": re.compile(r"^(test_each_learner_notebook_runs\w+\[\w+\])$"),
+    # La construcción de Binder (un venv nuevo con todos los pines), en su grupo.
+    "test_publicar.py": re.compile(r"^(test_binder_\w+)$"),
 }
 
 
@@ -152,6 +154,8 @@ JOINED = {"test_site_quality.py": "test_site_view.py::portatil-claro",
 #: salida: una prueba que no esté aquí se ejecuta igual. Con un grupo largo al final,
 #: los otros procesos esperan sin hacer nada.
 COSTLY = (
+    # La construcción de Binder: ≈ 5 min con la caché de pip y la máquina ocupada.
+    "test_publicar.py::test_binder_",
     "test_cuadernos.py::test_each_learner_notebook_runs_on_a_fresh_kernel_and_prints"
     "_the_page_numbers[10_gpt_diminuto]",
     "test_gpt_js.py",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import re
 from types import SimpleNamespace
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import nbformat
 import pytest
@@ -425,19 +425,17 @@ def test_a_widget_says_in_spanish_what_to_do_before_the_kernel_runs():
 
 def test_launch_urls_open_the_learner_notebook_from_its_branch():
     urls = urls_de_lanzamiento(
-        "04_layernorm.ipynb", "https://github.com/org/curso", "cuadernos", "main",
+        "04_layernorm.ipynb", "https://github.com/org/curso", "cuadernos",
         {"binderhub_url": "https://mybinder.org", "colab_url":
          "https://colab.research.google.com", "jupyterhub_url": ""})
     assert set(urls) == {"Binder", "Colab"}
     assert urls["Colab"] == ("https://colab.research.google.com/github/org/curso/blob/"
                              "cuadernos/04_layernorm.ipynb")
     binder = urlsplit(urls["Binder"])
-    assert binder.path == "/v2/gh/org/curso/main"  # el entorno: binder/ de main
-    pull = urlsplit(unquote(parse_qs(binder.query)["urlpath"][0]))
-    assert pull.path == "git-pull"
-    assert parse_qs(pull.query) == {"repo": ["https://github.com/org/curso"],
-                                    "branch": ["cuadernos"],
-                                    "urlpath": ["lab/tree/curso/04_layernorm.ipynb"]}
+    # Binder construye la rama de los cuadernos (su .binder/ y su resnorm, los de la
+    # publicación) y abre el cuaderno en su raíz.
+    assert binder.path == "/v2/gh/org/curso/cuadernos"
+    assert parse_qs(binder.query) == {"urlpath": ["lab/tree/04_layernorm.ipynb"]}
 
 
 # --- Los cuadernos que escribió «make book» -----------------------------------------

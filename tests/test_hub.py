@@ -461,8 +461,7 @@ def enlace(hub, github) -> str:
     from cuadernos import urls_de_lanzamiento
 
     lanzar = {**CONFIG["launch_buttons"], "jupyterhub_url": hub.url}
-    return urls_de_lanzamiento(CAPITULO, github.url, RAMA,
-                               CONFIG["repository"]["branch"], lanzar)["JupyterHub"]
+    return urls_de_lanzamiento(CAPITULO, github.url, RAMA, lanzar)["JupyterHub"]
 
 
 @pytest.fixture(scope="module")
@@ -583,3 +582,9 @@ def test_the_hubs_jupyterlab_speaks_spanish(ana):
     assert plugin["schema"]["properties"]["locale"]["default"] == "es_ES"
     textos = lab_api("translations/es_ES")["data"]["jupyterlab"]
     assert textos["Run"] == ["Ejecutar"] and textos["Help"] == ["Ayuda"]
+    # Los títulos de menú que el paquete no traduce, de binder/overrides.json (la
+    # barra de menús, leída en Chromium: tests/test_jupyterlab.py).
+    menus = lab_api("settings/@jupyterlab/mainmenu-extension:plugin")
+    titulos = {m["id"]: m["label"]
+               for m in menus["schema"]["properties"]["menus"]["default"]}
+    assert titulos == {"jp-mainmenu-run": "Ejecutar", "jp-mainmenu-tabs": "Pestañas"}

@@ -201,6 +201,10 @@ def lab_server(tmp_path_factory):
     if not all((LEARNER / p.name).is_file() for p in NOTEBOOKS):
         pytest.fail(f"Faltan cuadernos del alumno en {LEARNER}: ejecuta «make book».")
     shutil.copytree(LEARNER, root / "cuadernos")
+    # Los ajustes por defecto de «make lab», Binder y el hub (binder/overrides.json):
+    # Lab en español, con los títulos que el paquete de idioma no traduce.
+    subprocess.run(["make", "-s", "--no-print-directory", "lab-settings"], cwd=ROOT,
+                   check=True, timeout=60)
     env = _write_lab_home(home)
     port, token = free_port(), secrets.token_urlsafe(24)
     log = home / "server.log"
@@ -774,3 +778,40 @@ def test_learner_notebook_reads_like_the_page_in_jupyterlab(lab, path):
                   if c.cell_type == "markdown")
     assert len(report["images"]) == figures
     assert all(i["drawn"] and i["alt"] for i in report["images"]), report["images"]
+
+
+# --- Lab en español -------------------------------------------------------------------
+
+
+def english_menu_titles() -> set[str]:
+    """Los títulos del menú de Lab como los escribe Lab, en inglés: los de los esquemas
+    de sus extensiones (``jupyter.lab.menus``), que traduce el paquete de idioma."""
+    titles = set()
+    for schema in (LAB_VENV / "share" / "jupyter" / "lab" / "schemas").rglob("*.json"):
+        menus = json.loads(schema.read_text(encoding="utf-8")).get("jupyter.lab.menus")
+        titles |= {m["label"] for m in (menus or {}).get("main", []) if "label" in m}
+    return titles
+
+
+#: En inglés a propósito: *kernel*, la palabra que el curso usa tal cual
+#: (book/glosario.md, «*kernel* de Jupyter»), como el paquete de idioma.
+AS_IS = {"Kernel"}
+
+MENU_BAR = """() => [...document.querySelectorAll('#jp-MainMenu .lm-MenuBar-itemLabel')]
+  .map((e) => e.textContent)"""
+FILE_BROWSER_HEADERS = """() => [...document.querySelectorAll(
+  '.jp-FileBrowser .jp-DirListing-headerItemText')]
+  .filter((e) => e.offsetParent !== null).map((e) => e.textContent)"""
+
+
+def test_jupyterlab_menu_bar_and_file_browser_speak_spanish(lab):
+    # El paquete de idioma 4.5.post3 deja «Run», «Tabs» y la columna «Modified» en
+    # inglés; binder/overrides.json los arregla (binder/postBuild dice cómo y por qué).
+    english = english_menu_titles()
+    assert {"File", "Run", "Tabs", "Kernel"} <= english, english
+    shown = lab.js(MENU_BAR)
+    assert shown == ["Archivo", "Editar", "Ver", "Ejecutar", "Kernel", "Pestañas",
+                     "Configuración", "Ayuda"], shown
+    assert not (set(shown) & english) - AS_IS, shown
+    headers = lab.js(FILE_BROWSER_HEADERS)
+    assert headers == ["Nombre"], headers

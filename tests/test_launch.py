@@ -3,12 +3,12 @@
 El repositorio y la rama se declaran una sola vez en ``_config.yml`` (``repository``);
 de ahí salen los botones de cada página de notebook. Binder, Colab, el hub y la
 descarga abren el cuaderno del alumno (``book/_ext/cuadernos.py``), no la fuente: la
-publicación copia ``_build/html/cuadernos`` a la rama ``cuadernos_rama``; Binder
-construye el entorno con ``binder/`` de ``repository.branch`` y trae el cuaderno con
-nbgitpuller. Estas pruebas leen el sitio construido y comprueban cada URL pieza a
-pieza (servicio, repositorio, rama, ruta del cuaderno), que la configuración de Binder
-es la que repo2docker lee y coincide con ``requirements.txt``, y que la descarga del
-``.ipynb`` es el cuaderno del alumno, válido y que importa resnorm.
+publicación copia ``_build/html/cuadernos`` a la rama ``cuadernos_rama``, con
+``binder/`` como ``.binder/``, y Binder construye esa rama. Estas pruebas leen el
+sitio construido y comprueban cada URL pieza a pieza (servicio, repositorio, rama,
+ruta del cuaderno), que la configuración de Binder es la que repo2docker lee y
+coincide con ``requirements.txt``, y que la descarga del ``.ipynb`` es el cuaderno
+del alumno, válido y que importa resnorm.
 """
 
 from __future__ import annotations
@@ -178,7 +178,8 @@ def test_learner_notebooks_come_from_their_own_branch():
     assert LEARNER_BRANCH and LEARNER_BRANCH != REPOSITORY["branch"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"`{LEARNER_BRANCH}`" in readme and "_build/html/cuadernos" in readme
-    # Binder trae los cuadernos con nbgitpuller: va en su entorno.
+    # El hub (su imagen sale de binder/, README) trae los cuadernos con nbgitpuller:
+    # va en el entorno.
     binder_reqs, _ = read_requirements(BINDER / "requirements.txt")
     assert "nbgitpuller" in pins_of(binder_reqs)
 
@@ -198,12 +199,11 @@ def test_binder_button_opens_the_learner_notebook_with_the_binder_environment(
     url = urlsplit(launch_links(soup)["Binder"])
     hub = urlsplit(LAUNCH["binderhub_url"])
     assert (url.scheme, url.netloc) == (hub.scheme, hub.netloc)
-    # El entorno: binder/ de la rama del libro; el cuaderno: la rama de los cuadernos.
-    assert url.path.split("/")[1:] == ["v2", "gh", org, repo, REPOSITORY["branch"]]
-    (urlpath,) = parse_qs(url.query, strict_parsing=True)["urlpath"]
-    assert pulled(urlpath) == {
-        "repo": [REPOSITORY["url"]], "branch": [LEARNER_BRANCH],
-        "urlpath": [f"lab/tree/{repo}/{path.name}"]}
+    # Binder construye la rama de los cuadernos: su .binder/ es el de la publicación
+    # y su resnorm, el del commit fuente (tools/publish.py, tests/test_publicar.py).
+    assert url.path.split("/")[1:] == ["v2", "gh", org, repo, LEARNER_BRANCH]
+    assert parse_qs(url.query, strict_parsing=True) == {
+        "urlpath": [f"lab/tree/{path.name}"]}
     assert (LEARNER / path.name).is_file()
 
 
@@ -456,7 +456,9 @@ def test_binder_post_build_installs_resnorm_from_the_repository_root():
     script = post_build.read_text(encoding="utf-8")
     assert script.startswith("#!/bin/bash\n") and "set -euo pipefail" in script
     assert "python -m pip install --no-cache-dir --no-deps .\n" in script
-    assert '"locale": "es_ES"' in script
+    assert 'cp "$carpeta/overrides.json"' in script
+    overrides = json.loads((BINDER / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/translation-extension:plugin"] == {"locale": "es_ES"}
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^name = "resnorm"$', pyproject, re.M)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from bench.server import serve
-from tests.helpers import BUILD_HTML, ROOT, notebook_paths
+from tests.helpers import BUILD_HTML, CELL_TIMEOUT, ROOT, notebook_paths
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
@@ -160,10 +161,19 @@ def test_make_publish_fills_gh_pages_and_the_notebooks_branch_once_and_serves_th
         assert commit in git(desnuda, "log", "-1", "--format=%B", rama)
 
     # Los cuadernos del alumno, tal cual, en la raíz de su rama; cada uno instala
-    # resnorm de este repositorio en el commit del que sale.
+    # resnorm de este repositorio en el commit del que sale. Y el entorno de Binder
+    # (binder/, como .binder/), con ese mismo repositorio y commit en .binder/fuente.
     nombres = git(desnuda, "ls-tree", "--name-only", rama_nb).splitlines()
-    assert sorted(nombres) == sorted(p.name for p in NOTEBOOKS)
-    for nombre in nombres:
+    assert sorted(nombres) == sorted([".binder", *(p.name for p in NOTEBOOKS)])
+    entorno = git(desnuda, "ls-tree", "-r", rama_nb, ".binder").splitlines()
+    modos = {linea.split("\t")[1]: linea.split()[0] for linea in entorno}
+    assert modos == {**{f".binder/{p.name}": "100755" if os.access(p, os.X_OK)
+                        else "100644" for p in (ROOT / "binder").iterdir()},
+                     ".binder/fuente": "100644"}
+    assert modos[".binder/postBuild"] == "100755"
+    assert git(desnuda, "show", f"{rama_nb}:.binder/fuente") == (
+        f"{CONFIG['repository']['url']} {commit}")
+    for nombre in [n for n in nombres if n.endswith(".ipynb")]:
         datos = subprocess.run(["git", "-C", str(desnuda), "show",
                                 f"{rama_nb}:{nombre}"], check=True,
                                capture_output=True).stdout
@@ -207,6 +217,144 @@ def test_make_publish_fills_gh_pages_and_the_notebooks_branch_once_and_serves_th
                 check=True, capture_output=True).stdout, path.name
         abrir(f"{url}/index.html")
         assert any("/_static/" in p for p in pedidos), "ninguna página pide _static"
+
+
+# --- Binder: la rama de los cuadernos construida como la construye repo2docker ------
+
+#: El Python de Binder (binder/runtime.txt): el de las pruebas, que crea el venv.
+RUNTIME = (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").strip()
+
+
+def dockerfile(carpeta: Path) -> list[str]:
+    """El Dockerfile que repo2docker escribe para ``carpeta`` (``--no-build``: sin
+    Docker), como lo haría Binder."""
+    repo2docker = Path(sys.executable).with_name("repo2docker")
+    hecho = subprocess.run(
+        [str(repo2docker), "--no-build", "--user-id", "1000", "--user-name", "jovyan",
+         str(carpeta)], text=True, capture_output=True, timeout=120)
+    assert hecho.returncode == 0, hecho.stderr[-2000:]
+    return hecho.stdout.splitlines()
+
+
+def construir_como_repo2docker(checkout: Path, repo_dir: Path, env: dict) -> list[str]:
+    """Repite en ``repo_dir`` los pasos del Dockerfile de repo2docker que dependen del
+    repositorio, en su orden: cada ``COPY src/… ${REPO_DIR}/…`` copia de ``checkout``
+    (los pines primero, el repositorio entero después) y cada ``RUN`` se ejecuta con
+    bash desde ``${REPO_DIR}`` (su ``WORKDIR``), con el entorno ``env`` (el venv hace de
+    ``${KERNEL_PYTHON_PREFIX}``). Única diferencia: sin ``--no-cache-dir``, pip usa su
+    caché (la construcción se repite en cada «make test»). Devuelve las órdenes."""
+    lineas = dockerfile(checkout)
+    inicio = next(i for i, linea in enumerate(lineas)
+                  if re.match(r"^COPY \S+ src/\.binder/requirements\.txt ", linea))
+    fin = lineas.index("RUN ./.binder/postBuild")
+    assert "WORKDIR ${REPO_DIR}" in lineas[:inicio]
+    ordenes = []
+    copiar = re.compile(r"^COPY --chown=\S+ src/(\S*) \$\{REPO_DIR\}/(\S*)$")
+    for linea in lineas[inicio:fin + 1]:
+        if copia := copiar.match(linea):
+            origen, destino = checkout / copia[1], repo_dir / copia[2]
+            if origen.is_dir():
+                shutil.copytree(origen, destino, dirs_exist_ok=True, symlinks=True)
+            else:
+                destino.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(origen, destino)
+        elif linea.startswith("RUN "):
+            orden = linea.removeprefix("RUN ").replace(" --no-cache-dir", "")
+            hecho = subprocess.run(["bash", "-c", orden], cwd=repo_dir, env=env,
+                                   text=True, capture_output=True, timeout=1800)
+            if hecho.returncode != 0 and "pip install" in orden:
+                from tests.test_wheel import skip_if_offline
+
+                skip_if_offline(Path(env["KERNEL_PYTHON_PREFIX"]) / "bin" / "python")
+            assert hecho.returncode == 0, f"{orden}\n{hecho.stdout[-3000:]}" \
+                                          f"\n{hecho.stderr[-3000:]}"
+            ordenes.append(orden)
+    return ordenes
+
+
+@pytest.mark.slow
+def test_binder_builds_the_notebooks_branch_with_resnorm_from_the_source_commit(
+        construccion, tmp_path):
+    """El botón de Binder construye la rama de los cuadernos. Aquí, esa rama recién
+    publicada en un repositorio desnudo se construye como lo hace repo2docker
+    (Python 3.11, venv nuevo): los pines de .binder/requirements.txt antes de copiar
+    el repositorio y .binder/postBuild después, que instala resnorm del commit fuente
+    (no de la cabeza de main, que ya va por delante) y el español de Lab. Con ese
+    entorno, el cuaderno del alumno del capítulo 1 corre entero."""
+    assert RUNTIME == f"python-{sys.version_info[0]}.{sys.version_info[1]}" == (
+        "python-3.11"), RUNTIME
+    fuente = clon(tmp_path / "fuente", construccion)
+    desnuda = tmp_path / "github.git"
+    remoto = desnudo(desnuda)
+    sellar(fuente, 0)
+    hecho = publicar(fuente, remoto)
+    assert hecho.returncode == 0, hecho.stderr
+    commit = construccion["fuente"]
+    # GitHub tiene también la rama del libro, la de por defecto (su HEAD), que
+    # después sigue avanzando.
+    git(fuente, "push", "--quiet", remoto, f"{commit}:refs/heads/main")
+    git(desnuda, "symbolic-ref", "HEAD", "refs/heads/main")
+    git(fuente, "commit", "--quiet", "--allow-empty", "-m", "Después de publicar")
+    git(fuente, "push", "--quiet", remoto, "HEAD:refs/heads/main")
+
+    rama = tmp_path / "rama"  # lo que clona Binder
+    subprocess.run(["git", "clone", "--quiet", "--branch", CONFIG["cuadernos_rama"],
+                    remoto, str(rama)], check=True)
+    venv = tmp_path / "binder-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "JUPYTER", "GIT_"))}
+    env.update(
+        KERNEL_PYTHON_PREFIX=str(venv), NB_PYTHON_PREFIX=str(venv),
+        # Un índice que no responde (aquí, el de PyTorch: solo se llega al de
+        # paquetes) se da por perdido a la primera: pip lo reintentaría 5 veces por
+        # paquete, más de 100 paquetes. torch sale entonces de donde lo encuentra pip
+        # (la rueda para CPU que tiene esta máquina), y se comprueba abajo.
+        PIP_RETRIES="0",
+        PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
+        # git (y pip, que lo llama) encuentra «GitHub» en el repositorio desnudo.
+        GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0=f"url.{desnuda.as_uri()}.insteadOf",
+        GIT_CONFIG_VALUE_0=CONFIG["repository"]["url"])
+    repo_dir = tmp_path / "home-jovyan"
+    repo_dir.mkdir()
+    ordenes = construir_como_repo2docker(rama, repo_dir, env)
+    assert ordenes == ['${KERNEL_PYTHON_PREFIX}/bin/pip install -r '
+                       '".binder/requirements.txt"', "chmod +x .binder/postBuild",
+                       "./.binder/postBuild"], ordenes
+
+    python = venv / "bin" / "python"
+    instalado = json.loads(subprocess.run(
+        [str(python), "-I", "-c", "import importlib.metadata as m, json, resnorm, "
+         "torch; print(json.dumps([m.distribution('resnorm').read_text("
+         "'direct_url.json'), torch.__version__]))"],
+        cwd=tmp_path, env=env, check=True, capture_output=True, text=True).stdout)
+    origen = json.loads(instalado[0])
+    assert origen["url"] == CONFIG["repository"]["url"]
+    assert origen["vcs_info"]["commit_id"] == commit  # no la cabeza de main
+    assert instalado[1] == "2.13.0+cpu"  # la rueda para CPU, no la de CUDA
+    ajustes = venv / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    assert ajustes.read_bytes() == (ROOT / "binder" / "overrides.json").read_bytes()
+
+    # El capítulo 1, el cuaderno de la rama (el de _build), en un núcleo de ese venv.
+    capitulo = rama / NOTEBOOKS[0].name
+    assert NOTEBOOKS[0].name.startswith("01_")
+    assert capitulo.read_bytes() == (BUILD_HTML / "cuadernos" / capitulo.name
+                                     ).read_bytes()
+    ejecutar = (
+        "import sys, nbformat\n"
+        "from nbclient import NotebookClient\n"
+        "nb = nbformat.read(sys.argv[1], as_version=4)\n"
+        "NotebookClient(nb, kernel_name='python3', timeout=int(sys.argv[2]),\n"
+        "               resources={'metadata': {'path': sys.argv[3]}}).execute()\n"
+        "codigo = [c for c in nb.cells if c.cell_type == 'code']\n"
+        "print(len(codigo), sum(c.execution_count is not None for c in codigo))\n")
+    hecho = subprocess.run(
+        [str(python), "-I", "-c", ejecutar, str(capitulo), str(CELL_TIMEOUT),
+         str(repo_dir)], cwd=repo_dir, env=env, capture_output=True, text=True,
+        timeout=1800)
+    assert hecho.returncode == 0, hecho.stderr[-3000:]
+    celdas, ejecutadas = map(int, hecho.stdout.split())
+    assert ejecutadas == celdas > 0, hecho.stdout  # sin un error, que la pararía
 
 
 # --- El flujo de GitHub Actions ------------------------------------------------------

@@ -144,6 +144,101 @@ def test_the_declared_dependencies_are_what_the_comments_say():
     assert not any("torch" in dep for dep in project["dependencies"])
 
 
+# --- La celda de Colab: rangos, no pines --------------------------------------------
+
+#: Lo que trae Colab instalado, según sus propios anuncios (googlecolab/colabtools, la
+#: etiqueta «announce»): NumPy 2.0.2 desde el issue 5115 («Upgrade NumPy to 2.0.2»,
+#: febrero de 2025, sin otro anuncio después); torch 2.9 desde el issue 5661
+#: («Upgrading PyTorch v2.9.0», en el que el equipo de PyTorch dice en enero de 2026
+#: que Colab ya usa torch 2.9), en su rueda para CUDA. Si Colab anuncia otras, se
+#: cambian aquí: la prueba dice entonces si los rangos de pyproject.toml las aceptan.
+COLAB = {"numpy": "2.0.2", "torch": "2.9.0+cu126"}
+
+
+def _declared() -> list:
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    extras = [d for deps in project["optional-dependencies"].values() for d in deps]
+    return [Requirement(d) for d in project["dependencies"] + extras]
+
+
+def _pins(path: Path) -> dict[str, str]:
+    pins = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line and not line.startswith("-"):
+            name, version = line.split("==")
+            pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def test_declared_dependencies_are_ranges_that_accept_colab_and_the_course_pins():
+    """Sin «==»: la celda de Colab instala resnorm sobre lo que Colab ya tiene (sus
+    versiones, ``COLAB``) y sobre las del libro (requirements.txt)."""
+    declared = _declared()
+    assert {r.name for r in declared} >= {"numpy", "torch", "matplotlib"}
+    book = _pins(ROOT / "requirements.txt")
+    for requirement in declared:
+        operators = {spec.operator for spec in requirement.specifier}
+        assert not operators & {"==", "==="}, f"{requirement}: un pin, no un rango"
+        for version in (COLAB.get(requirement.name), book.get(requirement.name)):
+            if version:
+                assert requirement.specifier.contains(version), (
+                    f"{requirement} no acepta {version}")
+
+
+def skip_if_offline(python: Path) -> None:
+    """Tras un «pip install» fallido: si pip no llega al índice de paquetes (pregunta
+    por pip mismo, que está seguro), la prueba se salta y lo dice; si llega, el fallo
+    es otro y la prueba sigue (y falla)."""
+    out = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check",
+                          "index", "versions", "pip"], capture_output=True, text=True,
+                         timeout=300)
+    if out.returncode != 0:
+        pytest.skip("Sin conexión con el índice de paquetes (pip index versions pip "
+                    f"falla): no se puede crear el entorno.\n{out.stderr[-500:]}")
+
+
+def _pip(python: Path, *args: str) -> str:
+    out = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check",
+                          *args], capture_output=True, text=True, timeout=900)
+    if out.returncode != 0 and args[0] == "install":
+        skip_if_offline(python)
+    assert out.returncode == 0, f"pip {' '.join(args)}\n{out.stdout}\n{out.stderr}"
+    return out.stdout
+
+
+def _freeze(python: Path) -> dict[str, str]:
+    """Nombre → versión (o «@ URL», lo instalado desde una dirección)."""
+    lines = _pip(python, "freeze", "--all").splitlines()
+    return dict(line.replace(" @ ", "==@ ", 1).split("==", 1) for line in lines)
+
+
+def test_the_colab_cell_changes_neither_numpy_nor_torch(wheel, tmp_path):
+    """Un entorno que ya tiene otra NumPy que la del libro (la de Colab) y el torch
+    del libro (la rueda CPU): instalar resnorm como lo hace la celda de Colab («pip
+    install "resnorm @ …"», con sus dependencias) no cambia la versión de nada de lo
+    que había; solo añade."""
+    numpy = COLAB["numpy"]
+    torch = _pins(ROOT / "requirements.txt")["torch"]
+    assert numpy != _pins(ROOT / "requirements.txt")["numpy"]
+    venv = tmp_path / "colab"
+    _run(sys.executable, "-m", "venv", venv)
+    python = venv / "bin" / "python"
+    _pip(python, "install", "-q", "--no-compile", f"numpy=={numpy}",
+         f"torch=={torch}")
+    before = _freeze(python)
+    assert before["numpy"] == numpy and before["torch"].split("+")[0] == torch
+    _pip(python, "install", "-q", "--no-compile", f"resnorm @ {wheel.as_uri()}")
+    after = _freeze(python)
+    changed = {name: (version, after.get(name)) for name, version in before.items()
+               if after.get(name) != version}
+    assert not changed, f"la celda de Colab cambió {changed}"
+    assert after["resnorm"].startswith(f"@ {wheel.as_uri()}") and "anywidget" in after
+    _pip(python, "check")
+
+
 # Con el extra «torch» se importan también blocks y experiments: lo garantizan la
 # prueba anterior (lo único que les falta en el entorno limpio es torch) y la de los
 # paquetes importados (todo lo demás está declarado). Instalar torch en otro entorno

@@ -6,6 +6,11 @@ construcción (``_build/construccion.json``, la escribe book/_ext/cuadernos.py a
 terminar) y cuyas pruebas (``_build/pruebas.json``, la escribe «make test» al
 terminar, con ``--sellar-pruebas``) son de HEAD. Si no, se niega y dice por qué.
 
+La rama de los cuadernos es también lo que construye el botón de Binder: lleva
+``binder/`` (como ``.binder/``) y ``.binder/fuente``, el repositorio y el commit
+fuente, de los que binder/postBuild instala resnorm: Binder usa el resnorm de la
+publicación, no el de la cabeza de una rama que sigue avanzando.
+
 Cada rama recibe un commit por publicación, que nombra el commit fuente, encima del
 que ya tenga el remoto; si el árbol publicado no cambia, ningún commit. El árbol se
 escribe con un índice temporal (``GIT_INDEX_FILE``, ``hash-object``, ``write-tree``,
@@ -33,6 +38,15 @@ SITIO = Path("_build/html")
 RAMA_SITIO = "gh-pages"  # la que sirve GitHub Pages
 #: Lo que Sphinx deja en la salida para sí (la huella de su configuración).
 FUERA_DEL_SITIO = {".buildinfo"}
+#: La carpeta que lee Binder (repo2docker), que va también a la rama de los cuadernos:
+#: el botón de Binder construye esa rama. Allí se llama .binder (repo2docker lee las
+#: dos), que el explorador de Lab no muestra: el hub trae la rama entera con
+#: nbgitpuller a la carpeta de quien aprende.
+BINDER = Path("binder")
+BINDER_CUADERNOS = ".binder"
+#: «REPOSITORIO COMMIT»: de dónde instala resnorm binder/postBuild en esa rama (el
+#: commit fuente de la publicación, el mismo que la primera celda de cada cuaderno).
+FUENTE = f"{BINDER_CUADERNOS}/fuente"
 
 
 class Rechazo(Exception):
@@ -122,18 +136,20 @@ def archivos_de(carpeta: Path, patron: str = "**/*") -> dict[str, Path]:
             if p.is_file() and p.name not in FUERA_DEL_SITIO}
 
 
-def arbol(raiz: Path, archivos: dict[str, Path], vacios=()) -> str:
-    """El árbol de git de ``archivos`` (y de los archivos vacíos ``vacios``), escrito
+def arbol(raiz: Path, archivos: dict[str, Path],
+          textos: dict[str, str] | None = None) -> str:
+    """El árbol de git de ``archivos`` (y de ``textos``: ruta → contenido), escrito
     con un índice temporal: el índice de quien publica no cambia."""
     rutas = list(archivos)
     blobs = git(raiz, "hash-object", "-w", "--stdin-paths", "--no-filters",
                 entrada="\n".join(str(archivos[r].resolve()) for r in rutas) + "\n"
                 ).splitlines() if rutas else []
-    vacio = git(raiz, "hash-object", "-w", "--stdin", entrada="")
     lineas = [f"{'100755' if os.access(archivos[r], os.X_OK) else '100644'} {b}\t{r}"
               for r, b in zip(rutas, blobs)]
-    lineas += [f"100644 {vacio}\t{nombre}" for nombre in vacios
-               if nombre not in archivos]
+    for nombre, texto in (textos or {}).items():
+        if nombre not in archivos:
+            blob = git(raiz, "hash-object", "-w", "--stdin", entrada=texto)
+            lineas.append(f"100644 {blob}\t{nombre}")
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git(raiz, "update-index", "--add", "--index-info",
@@ -179,11 +195,18 @@ def publicar(raiz: Path, remoto: str) -> None:
     cuadernos = archivos_de(raiz / SITIO / "cuadernos", "*.ipynb")
     if not cuadernos:
         raise Rechazo(f"No hay cuadernos del alumno en {SITIO}/cuadernos.")
+    # El entorno de Binder de la rama de los cuadernos: binder/ del commit fuente (el
+    # árbol está limpio y es HEAD, que es ese commit: comprobar() lo exige) y de dónde
+    # instalar resnorm.
+    binder = {f"{BINDER_CUADERNOS}/{ruta}": archivo
+              for ruta, archivo in archivos_de(raiz / BINDER).items()}
+    fuente_binder = {FUENTE: f"{construccion['repositorio']} {fuente}\n"} \
+        if construccion.get("repositorio") else {}
     ramas = [
         (RAMA_SITIO, "el sitio", arbol(raiz, archivos_de(raiz / SITIO),
-                                       vacios=[".nojekyll"])),
+                                       textos={".nojekyll": ""})),
         (construccion["rama_cuadernos"], "los cuadernos del alumno",
-         arbol(raiz, cuadernos)),
+         arbol(raiz, cuadernos | binder, textos=fuente_binder)),
     ]
     for rama, que, arbol_sha in ramas:
         mensaje = (f"Publica {que} de {fuente[:7]} ({titulo})\n\n"

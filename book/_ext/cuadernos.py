@@ -657,17 +657,18 @@ def escribir_cuadernos(app, exception) -> None:
     (Path(app.outdir).parent / SELLO).write_text(json.dumps(sello, indent=1) + "\n")
 
 
-def urls_de_lanzamiento(nombre: str, repositorio: str, rama: str, rama_entorno: str,
+def urls_de_lanzamiento(nombre: str, repositorio: str, rama: str,
                         lanzar: dict) -> dict[str, str]:
-    """Binder, Colab y JupyterHub abren ``nombre`` de la rama ``rama``; Binder hace el
-    entorno con ``binder/`` de ``rama_entorno`` y trae el cuaderno con nbgitpuller."""
+    """Binder, Colab y JupyterHub abren ``nombre`` de la rama ``rama``. Binder
+    construye esa misma rama: «make publish» pone en ella el entorno (.binder/) y el
+    commit del que sale resnorm (tools/publish.py); el hub la trae con nbgitpuller."""
     org, repo = urlsplit(repositorio).path.strip("/").split("/")[:2]
     tirar = urlencode({"repo": repositorio, "branch": rama,
                        "urlpath": f"lab/tree/{repo}/{nombre}"}, safe="/")
     binder, colab, hub = ((lanzar.get(f"{s}_url") or "").rstrip("/")
                           for s in ("binderhub", "colab", "jupyterhub"))
-    urls = {"Binder": binder and (f"{binder}/v2/gh/{org}/{repo}/{rama_entorno}"
-                                  f"?urlpath={quote(f'git-pull?{tirar}', safe='')}"),
+    urls = {"Binder": binder and (f"{binder}/v2/gh/{org}/{repo}/{rama}"
+                                  f"?urlpath={quote(f'lab/tree/{nombre}', safe='')}"),
             "Colab": colab and f"{colab}/github/{org}/{repo}/blob/{rama}/{nombre}",
             "JupyterHub": hub and f"{hub}/hub/user-redirect/git-pull?{tirar}"}
     return {servicio: url for servicio, url in urls.items() if url}
@@ -681,7 +682,7 @@ def _botones(app, pagename, templatename, context, doctree) -> None:
     opciones = app.config.html_theme_options
     urls = urls_de_lanzamiento(
         nombre, opciones["repository_url"], app.config.cuadernos_rama,
-        opciones.get("repository_branch", "main"), opciones.get("launch_buttons", {}),
+        opciones.get("launch_buttons", {}),
     ) if opciones.get("repository_url") else {}
     for grupo in context.get("header_buttons", []):
         for boton in [grupo, *grupo.get("buttons", [])]:  # un menú y sus botones
