@@ -71,6 +71,7 @@ extensions = [
     "figuras_telefono",  # los diagramas en versión de teléfono (<picture>)
     "curso_navegador",  # almacén en memoria, navegación y reíndice del glosario
     "cuadernos",  # los cuadernos del alumno (_build/html/cuadernos) y sus botones
+    "construccion_estable",  # dos construcciones sin cambios: la misma configuración
     # Numeración de capítulos seguida entre las partes de _toc.yml («numbered: true»);
     # la última, como la cargaba jupyter-book.
     "sphinx_multitoc_numbering",
@@ -93,6 +94,10 @@ exclude_patterns = [
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "substitution",
                           "deflist"]
 myst_url_schemes = ["mailto", "http", "https"]
+# Las fórmulas las dibuja KaTeX, no MathJax: myst-parser no toca mathjax4_config (lo
+# cambiaba en builder-inited, después de que Sphinx compare la configuración guardada:
+# book/_ext/construccion_estable.py).
+myst_update_mathjax = False
 # Con el repositorio (_config.yml): «Cómo usar» lo enlaza ({{ repositorio_url }}).
 myst_substitutions = {**PUBLICACION["enlaces"], "repositorio_url": REPOSITORIO["url"]}
 
@@ -156,8 +161,12 @@ html_additional_pages = {"index": "redireccion.html"}
 # deja la de sphinx-book-theme como estaba. formulas.css, justo después de la hoja de
 # KaTeX (500); reserva.css, el alto de cada widget antes de dibujarse.
 html_style = ["styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css"]
-html_css_files = ["css/curso.css", "css/ejercicios.css", "css/widgets-pagina.css",
-                  "css/impresion.css", ("basic.css", {"priority": 100}),
+# Las de prioridad 800 la llevan escrita: es la que les pondría Sphinx al crear el
+# constructor, cambiando esta lista después de comparar la configuración guardada
+# (book/_ext/construccion_estable.py).
+html_css_files = [*((f"css/{name}.css", {"priority": 800}) for name in
+                    ("curso", "ejercicios", "widgets-pagina", "impresion")),
+                  ("basic.css", {"priority": 100}),
                   ("styles/pydata-sphinx-theme.css", {"priority": 100}),
                   ("css/formulas.css", {"priority": 501}),
                   ("css/reserva.css", {"priority": 900}),
@@ -171,6 +180,9 @@ html_show_sourcelink = True
 # El botón de descarga enlaza la fuente tal cual (notebooks/x.ipynb, no x.ipynb.txt).
 html_sourcelink_suffix = ""
 html_context = {"default_mode": "auto"}
+# El de pydata-sphinx-theme, que lo pondría en builder-inited si no se da aquí
+# (book/_ext/construccion_estable.py).
+html_permalinks_icon = "#"
 pygments_style = "sphinx"
 
 # La rama de los cuadernos del alumno (book/_ext/cuadernos.py; _config.yml).
@@ -193,7 +205,15 @@ html_theme_options = {
     "path_to_docs": REPOSITORIO.get("path_to_book", ""),
     "use_repository_button": bool(REPOSITORIO["url"]),
     "launch_buttons": PUBLICACION["launch_buttons"],
+    # Los valores que pondría pydata-sphinx-theme en builder-inited, ya puestos
+    # (book/_ext/construccion_estable.py): sin enlaces de iconos ni logotipo.
+    "icon_links": [],
+    "logo": {},
 }
+# «Código en vivo» (sphinx-thebe): el repositorio y la rama, que sphinx-book-theme
+# pondría en builder-inited (book/_ext/construccion_estable.py).
+thebe_config = {"repository_url": REPOSITORIO["url"],
+                "repository_branch": REPOSITORIO["branch"] or "master"}
 
 # Fórmulas dibujadas al construir con KaTeX (book/_ext/math_katex.py): HTML y MathML en
 # la página, sin JavaScript de matemáticas; la hoja y las fuentes, vendorizadas.

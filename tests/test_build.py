@@ -81,16 +81,46 @@ def _cache_records(cache: Path) -> list[tuple]:
     )
 
 
+def _mtimes(folder: Path, pattern: str) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in sorted(folder.glob(pattern))}
+
+
 @pytest.mark.build
 def test_warm_rebuild_reuses_the_cache_and_starts_no_executor(built_site):
     # Cuánto tarda (y cuánta CPU usa) lo mide «make bench»: aquí, que no hace el
-    # trabajo caro. Ni arranca el ejecutor ni cambia un registro de la caché.
+    # trabajo caro. Ni arranca el ejecutor ni cambia un registro de la caché; Sphinx
+    # no ve su configuración cambiada ni relee un documento (sin --quiet, para leer
+    # lo que dice: «updating environment: 0 added, 0 changed, 0 removed»), y ningún
+    # cuaderno del alumno se reescribe.
     cache = BUILD / ".jupyter_cache"
     before_records = _cache_records(cache)
-    result = _make("book", timeout=600)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    doctrees = _mtimes(BUILD / ".doctrees", "**/*.doctree")
+    learner = _mtimes(built_site / "cuadernos", "*.ipynb")
+    assert doctrees and len(learner) == len(list((ROOT / "notebooks").glob("*.ipynb")))
+    result = _make("book", "SPHINX_FLAGS=-W -n --keep-going", timeout=600)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-4000:]
     assert EXECUTOR not in result.stdout, result.stdout[-2000:]
     assert before_records and _cache_records(cache) == before_records
+    assert "configuration has changed" not in out and "config changed" not in out, (
+        "\n".join(line for line in out.splitlines() if "config" in line))
+    updating = [line for line in out.splitlines() if "updating environment" in line]
+    assert updating and all(
+        line.endswith("0 added, 0 changed, 0 removed") for line in updating), updating
+    assert _mtimes(BUILD / ".doctrees", "**/*.doctree") == doctrees
+    assert _mtimes(built_site / "cuadernos", "*.ipynb") == learner
+
+
+def test_a_learner_notebook_is_written_only_when_its_bytes_change(tmp_path):
+    from cuadernos import escribir_si_cambia
+
+    target = tmp_path / "01_x.ipynb"
+    assert escribir_si_cambia(target, '{"cells": []}\n')
+    os.utime(target, ns=(1_000_000_000, 1_000_000_000))
+    assert not escribir_si_cambia(target, '{"cells": []}\n')
+    assert target.stat().st_mtime_ns == 1_000_000_000
+    assert escribir_si_cambia(target, '{"cells": [1]}\n')
+    assert target.read_text() == '{"cells": [1]}\n'
 
 
 def test_the_engine_hash_follows_what_the_kernel_loads_not_sphinx_themes():

@@ -626,6 +626,20 @@ def borrar_sello(app) -> None:
         (Path(app.outdir).parent / SELLO).unlink(missing_ok=True)
 
 
+def escribir_si_cambia(destino: Path, texto: str) -> bool:
+    """Escribe ``texto`` en ``destino`` solo si no lo tiene ya (devuelve si escribió):
+    una construcción sin cambios deja el archivo, y su fecha, como estaban (quien lo
+    sirve o lo copia ve que no cambió)."""
+    datos = texto.encode("utf-8")
+    try:
+        if destino.read_bytes() == datos:
+            return False
+    except FileNotFoundError:
+        pass
+    destino.write_bytes(datos)
+    return True
+
+
 def escribir_cuadernos(app, exception) -> None:
     """build-finished, solo con ``html``: en ``singlehtml`` fallan los números."""
     if exception is not None or app.builder.name != "html":
@@ -650,7 +664,9 @@ def escribir_cuadernos(app, exception) -> None:
         if repositorio:
             instalar_desde(cuaderno, repositorio, ref)
         nbformat.validate(cuaderno)
-        nbformat.write(cuaderno, carpeta / fuente.name)
+        texto = nbformat.writes(cuaderno)  # como nbformat.write: con «\n» al final
+        escribir_si_cambia(carpeta / fuente.name,
+                           texto if texto.endswith("\n") else texto + "\n")
         escritos.append(fuente.name)
     sello = {"fuente": commit, "limpio": limpio, "repositorio": repositorio,
              "rama_cuadernos": app.config.cuadernos_rama, "cuadernos": escritos}

@@ -2,9 +2,11 @@
 
 ``_assets/js/almacen-seguro.js`` va en línea, lo primero de ``<head>`` (``metatags``):
 un almacén en memoria si el navegador bloquea ``localStorage``; como archivo síncrono
-retrasaría el primer dibujo. Cada construcción vuelve a leer los documentos con
-entradas de índice: en una incremental, Sphinx las perdía del índice de búsqueda
-(Sphinx #12599). Y el script de las figuras ampliadas, solo en las páginas con figuras.
+retrasaría el primer dibujo. Cada construcción vuelve a escribir (sin volver a
+leerlos) los documentos con entradas de índice: en una incremental, Sphinx las perdía
+del índice de búsqueda (Sphinx #12599: al cargar el índice anterior no recupera sus
+entradas, y solo las vuelve a tomar de los documentos que escribe). Y el script de
+las figuras ampliadas, solo en las páginas con figuras.
 """
 
 from __future__ import annotations
@@ -35,12 +37,11 @@ def _add_figure_zoom(app, pagename, templatename, context, doctree) -> None:
                         priority=600)
 
 
-def _reread_index_entries(app, env, added, changed, removed) -> list[str]:
+def _rewrite_index_entries(app, env) -> list[str]:
     if app.builder.format != "html":
         return []
     entries = env.get_domain("index").entries
-    indexed = {docname for docname, items in entries.items() if items}
-    return sorted(indexed - set(added) - set(changed) - set(removed))
+    return sorted(docname for docname, items in entries.items() if items)
 
 
 def setup(app):
@@ -49,5 +50,5 @@ def setup(app):
     # Antes que las demás extensiones que añaden a metatags: el almacén va primero.
     app.connect("html-page-context", _add_safe_storage, priority=100)
     app.connect("html-page-context", _add_figure_zoom)
-    app.connect("env-get-outdated", _reread_index_entries)
+    app.connect("env-get-updated", _rewrite_index_entries)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
