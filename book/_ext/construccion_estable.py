@@ -119,6 +119,7 @@ def _hojas_antes_de_escribir(app) -> None:
     from myst_nb.sphinx_ext import add_global_html_resources
     from sphinx_exercise import copy_asset_files
 
+    (Path(app.outdir) / "_static").mkdir(parents=True, exist_ok=True)  # en frío
     add_global_html_resources(app, None)
     copy_asset_files(app, None)
 

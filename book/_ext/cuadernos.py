@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import base64
 import copy
+import hashlib
 import html
 import mimetypes
 import json
@@ -37,6 +38,7 @@ from myst_nb.core.variables import format_plain_text
 from myst_nb.ext.glue import extract_glue_data_cell
 from myst_parser.parsers.mdit import create_md_parser
 from sphinx import addnodes
+from sphinx.environment import CONFIG_OK
 from sphinx.locale import admonitionlabels
 from sphinx.util import logging
 from sphinx.util.nodes import split_explicit_title
@@ -640,8 +642,37 @@ def escribir_si_cambia(destino: Path, texto: str) -> bool:
     return True
 
 
+#: En la carpeta del entorno de Sphinx (se va con él): de qué salieron los cuadernos
+#: de la última construcción y la huella de cada uno.
+HUELLAS = "cuadernos-huellas.json"
+
+
+def _huella(datos: bytes) -> str:
+    return hashlib.sha256(datos).hexdigest()
+
+
+def _contar_leidos(app, env, docnames) -> None:
+    """env-before-read-docs: cuántos documentos relee esta construcción."""
+    app._cuadernos_leidos = getattr(app, "_cuadernos_leidos", 0) + len(docnames)
+
+
+def al_dia(anterior: dict, entrada: str, carpeta: Path, nombres) -> bool:
+    """¿Los cuadernos de ``carpeta`` son los que salieron de ``entrada``, sin tocar?"""
+    salidas = anterior.get("salidas", {})
+    return anterior.get("entrada") == entrada and set(salidas) == set(nombres) and all(
+        (carpeta / n).is_file() and _huella((carpeta / n).read_bytes()) == salidas[n]
+        for n in nombres)
+
+
 def escribir_cuadernos(app, exception) -> None:
-    """build-finished, solo con ``html``: en ``singlehtml`` fallan los números."""
+    """build-finished, solo con ``html``: en ``singlehtml`` fallan los números.
+
+    Convertir es lo más caro de una construcción sin cambios (resolver cada referencia
+    de doce capítulos): si Sphinx no releyó ningún documento ni cambió su
+    configuración, y ni los notebooks ejecutados, ni este código, ni el commit son
+    otros, los cuadernos de la construcción anterior siguen valiendo (si nadie los
+    tocó) y no se convierten. Si se convierten, cada uno se escribe solo si cambian
+    sus bytes."""
     if exception is not None or app.builder.name != "html":
         return
     cache = get_cache(str(Path(app.srcdir) / app.config.nb_execution_cache_path))
@@ -651,25 +682,47 @@ def escribir_cuadernos(app, exception) -> None:
     opciones = app.config.html_theme_options
     repositorio = opciones.get("repository_url", "")
     ref = commit or opciones.get("repository_branch", "main")
-    escritos = []
+    ejecutados = {}  # nombre → (docname, notebook ejecutado, de dónde salió)
     for docname in sorted(app.env.found_docs):
         if (fuente := Path(app.env.doc2path(docname))).suffix != ".ipynb":
             continue
         try:  # el notebook tal como lo ejecutó la construcción
-            ejecutado = cache.merge_match_into_notebook(nbformat.read(fuente, 4))[1]
+            pk, ejecutado = cache.merge_match_into_notebook(nbformat.read(fuente, 4))
         except KeyError:
             logger.warning("cuadernos: %s no está en %s", fuente.name, cache.path)
             continue
-        cuaderno = Conversor(app, docname).cuaderno(ejecutado)
-        if repositorio:
-            instalar_desde(cuaderno, repositorio, ref)
-        nbformat.validate(cuaderno)
-        texto = nbformat.writes(cuaderno)  # como nbformat.write: con «\n» al final
-        escribir_si_cambia(carpeta / fuente.name,
-                           texto if texto.endswith("\n") else texto + "\n")
-        escritos.append(fuente.name)
+        registro = cache.get_cache_record(pk)
+        origen = [pk, registro.hashkey, registro.created.isoformat(),
+                  _huella(fuente.read_bytes())]
+        ejecutados[fuente.name] = (docname, ejecutado, origen)
+    entrada = _huella(json.dumps({
+        "codigo": _huella(Path(__file__).read_bytes()), "ref": ref,
+        "repositorio": repositorio, "base": app.config.html_baseurl,
+        "notebooks": {n: origen for n, (_, _, origen) in ejecutados.items()},
+    }, sort_keys=True).encode())
+    huellas = Path(app.doctreedir) / HUELLAS
+    try:
+        anterior = json.loads(huellas.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        anterior = {}
+    releidos = getattr(app, "_cuadernos_leidos", 0)
+    if (releidos or app.env.config_status != CONFIG_OK
+            or not al_dia(anterior, entrada, carpeta, ejecutados)):
+        huellas.unlink(missing_ok=True)  # si algo falla a medias, la próxima convierte
+        salidas = {}
+        for nombre, (docname, ejecutado, _) in ejecutados.items():
+            cuaderno = Conversor(app, docname).cuaderno(ejecutado)
+            if repositorio:
+                instalar_desde(cuaderno, repositorio, ref)
+            nbformat.validate(cuaderno)
+            texto = nbformat.writes(cuaderno)  # como nbformat.write: con «\n» al final
+            texto = texto if texto.endswith("\n") else texto + "\n"
+            escribir_si_cambia(carpeta / nombre, texto)
+            salidas[nombre] = _huella(texto.encode("utf-8"))
+        huellas.write_text(json.dumps({"entrada": entrada, "salidas": salidas}),
+                           encoding="utf-8")
     sello = {"fuente": commit, "limpio": limpio, "repositorio": repositorio,
-             "rama_cuadernos": app.config.cuadernos_rama, "cuadernos": escritos}
+             "rama_cuadernos": app.config.cuadernos_rama, "cuadernos": list(ejecutados)}
     (Path(app.outdir).parent / SELLO).write_text(json.dumps(sello, indent=1) + "\n")
 
 
@@ -712,6 +765,7 @@ def _botones(app, pagename, templatename, context, doctree) -> None:
 def setup(app):
     app.add_config_value("cuadernos_rama", "cuadernos", "html")
     app.connect("builder-inited", borrar_sello)
+    app.connect("env-before-read-docs", _contar_leidos)
     app.connect("build-finished", escribir_cuadernos)
     app.connect("html-page-context", _botones, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
