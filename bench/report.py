@@ -7,13 +7,20 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 TARGETS = {
+    # Lo que espera quien escribe el curso (issue 51): «make book» en frío ≤ 45 s de
+    # reloj y ≤ 60 s de CPU (todos sus procesos); sin cambios, ≤ 5 s de reloj, y como
+    # trabaja en un solo proceso, ≤ 5 s de CPU.
     "cold_build_s": 45.0,
+    "cold_build_cpu_s": 60.0,
     "warm_build_s": 5.0,
-    # «make book» sin cambios: ni se ejecuta un notebook ni se reescribe una página; el
-    # tiempo de CPU (de todos sus procesos) dice cuánto trabajo hizo.
-    "warm_noop_cpu_s": 10.0,
+    "warm_noop_cpu_s": 5.0,
     "widget_p95_ms": 16.0,
 }
+#: Carga media (1 min) por núcleo por encima de la cual el reloj de una construcción
+#: mide a los demás procesos de la máquina, no al libro: su fila se muestra sin
+#: juzgar, y juzga la CPU (que no cuenta lo que esperó). En una máquina tranquila,
+#: la carga que deja la construcción anterior del propio banco no llega a 1 por núcleo.
+QUIET_LOAD_PER_CPU = 1.0
 
 
 def _mark(ok) -> str:
@@ -24,31 +31,51 @@ def _kb(n: float) -> str:
     return f"{n / 1000:.1f} KB"
 
 
+def quiet(runs: list[dict], kind: str, cpus: int) -> float | None:
+    """La carga más alta antes de las construcciones ``kind``, si alguna la superó
+    (``QUIET_LOAD_PER_CPU``); ``None`` si todas empezaron con la máquina tranquila."""
+    loads = [r["load_before"] for r in runs if r["kind"] == kind]
+    worst = max(loads, default=0.0)
+    return worst if worst > QUIET_LOAD_PER_CPU * cpus else None
+
+
+def _wall_row(what: str, value: float, goal: float, busy: float | None):
+    """Una fila de reloj: juzgada con la máquina tranquila; si no, dice la carga."""
+    if busy is None:
+        return ("Construcción", what, f"{value:.1f} s", f"≤ {goal:g} s",
+                _mark(value <= goal))
+    return ("Construcción", what, f"{value:.1f} s (carga {busy:.1f})",
+            f"≤ {goal:g} s con la máquina tranquila; juzga la CPU", "—")
+
+
 def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
     """(sección, medida, valor, objetivo, ¿cumple?) para cada cifra de ``results``."""
     out = []
     build = results.get("build")
+    cpus = (results.get("machine") or {}).get("cpus") or 1
     if build and "error" not in build:
+        runs = build.get("runs", [])
         n = len(build["cold_s"])
-        ok = build["cold_median_s"] <= TARGETS["cold_build_s"] and build["ok"]
-        out.append(("Construcción", f"en frío (mediana de {n})",
-                    f"{build['cold_median_s']:.1f} s", "≤ 45 s", _mark(ok)))
-        if build.get("cold_cpu_median_s") is not None:
-            out.append(("Construcción", "en frío, tiempo de CPU (mediana)",
-                        f"{build['cold_cpu_median_s']:.1f} s", "", ""))
+        out.append(_wall_row(f"en frío (mediana de {n})", build["cold_median_s"],
+                             TARGETS["cold_build_s"], quiet(runs, "cold", cpus)))
+        cpu = build.get("cold_cpu_median_s")
+        if cpu is not None:
+            out.append(("Construcción", "en frío, CPU de todos sus procesos (mediana)",
+                        f"{cpu:.1f} s", f"≤ {TARGETS['cold_build_cpu_s']:g} s",
+                        _mark(cpu <= TARGETS["cold_build_cpu_s"])))
         m = len(build["warm_noop_s"])
-        for key, what in (("warm_noop_median_s", "en caliente, sin cambios"),
-                          ("warm_touch_median_s",
-                           f"en caliente, {build['touched_page']} tocada")):
+        for key, kind, what in (
+                ("warm_noop_median_s", "warm_noop", "en caliente, sin cambios"),
+                ("warm_touch_median_s", "warm_touch",
+                 f"en caliente, {build['touched_page']} tocada")):
             value = build[key]
             if value is not None:
-                out.append(("Construcción", f"{what} (mediana de {m})",
-                            f"{value:.1f} s", "≤ 5 s",
-                            _mark(value <= TARGETS["warm_build_s"])))
+                out.append(_wall_row(f"{what} (mediana de {m})", value,
+                                     TARGETS["warm_build_s"], quiet(runs, kind, cpus)))
         cpu = build.get("warm_noop_cpu_median_s")
         if cpu is not None:
             out.append(("Construcción", f"en caliente, sin cambios, CPU ({m})",
-                        f"{cpu:.1f} s de CPU", "≤ 10 s",
+                        f"{cpu:.1f} s de CPU", f"≤ {TARGETS['warm_noop_cpu_s']:g} s",
                         _mark(cpu <= TARGETS["warm_noop_cpu_s"])))
         if not build["ok"]:
             out.append(("Construcción", "¿terminaron todas bien?", "no (ver JSON)",

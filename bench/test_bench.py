@@ -172,3 +172,29 @@ def test_bench_learner_notebook_cpu_is_read_from_proc_for_a_running_process():
     while time.process_time() < end:  # 50 ms de CPU de este proceso
         pass
     assert cuadernos.process_cpu_seconds(os.getpid()) >= before + 0.03
+
+def _build_results(cold_s, cold_cpu, load):
+    runs = [{"kind": "cold", "load_before": load, "ok": True},
+            {"kind": "warm_noop", "load_before": load, "ok": True},
+            {"kind": "warm_touch", "load_before": load, "ok": True}]
+    return {"machine": {"cpus": 2}, "build": {
+        "cold_s": [cold_s], "cold_median_s": cold_s, "cold_cpu_median_s": cold_cpu,
+        "warm_noop_s": [3.0], "warm_noop_median_s": 3.0, "warm_noop_cpu_median_s": 3.0,
+        "warm_touch_median_s": 4.0, "touched_page": "book/glosario.md",
+        "notebooks": {}, "ok": True, "runs": runs}}
+
+
+def test_bench_judges_build_wall_time_only_on_a_quiet_machine_and_cpu_always():
+    from bench import report
+
+    def marks(results):
+        return {what: mark for _, what, _, _, mark in report.rows_for(results)}
+
+    quiet = marks(_build_results(50.0, 55.0, load=0.8))
+    assert quiet["en frío (mediana de 1)"] == "✗"  # 50 s de reloj > 45 s
+    assert quiet["en frío, CPU de todos sus procesos (mediana)"] == "✓"
+    assert quiet["en caliente, sin cambios (mediana de 1)"] == "✓"
+    busy = marks(_build_results(500.0, 70.0, load=27.0))
+    assert busy["en frío (mediana de 1)"] == "—"  # el reloj, con carga 27: sin juzgar
+    assert busy["en frío, CPU de todos sus procesos (mediana)"] == "✗"  # 70 s > 60 s
+    assert report.missed(report.rows_for(_build_results(500.0, 70.0, 27.0)))
