@@ -96,6 +96,8 @@ def test_warm_rebuild_reuses_the_cache_and_starts_no_executor(built_site):
     before_records = _cache_records(cache)
     doctrees = _mtimes(BUILD / ".doctrees", "**/*.doctree")
     learner = _mtimes(built_site / "cuadernos", "*.ipynb")
+    sheets = {page: _stylesheets(built_site / page)
+              for page in ("search.html", "genindex.html", "book/glosario.html")}
     assert doctrees and len(learner) == len(list((ROOT / "notebooks").glob("*.ipynb")))
     result = _make("book", "SPHINX_FLAGS=-W -n --keep-going", timeout=600)
     out = result.stdout + result.stderr
@@ -109,6 +111,45 @@ def test_warm_rebuild_reuses_the_cache_and_starts_no_executor(built_site):
         line.endswith("0 added, 0 changed, 0 removed") for line in updating), updating
     assert _mtimes(BUILD / ".doctrees", "**/*.doctree") == doctrees
     assert _mtimes(built_site / "cuadernos", "*.ipynb") == learner
+    # Páginas que toda construcción vuelve a escribir: los mismos enlaces a las hojas
+    # (con el mismo ?v=) que dejó la anterior, en frío si la anterior lo era.
+    assert {page: _stylesheets(built_site / page) for page in sheets} == sheets
+
+
+def _stylesheets(page: Path) -> list[str]:
+    return re.findall(r'<link[^>]*rel="stylesheet"[^>]*>', page.read_text("utf-8"))
+
+
+@pytest.mark.build
+def test_every_local_stylesheet_link_carries_its_checksum(built_site):
+    # Sphinx pone ?v=<suma> a la hoja que ya está en _static al escribir la página. Las
+    # de myst-nb y sphinx-exercise se copiaban al final: en frío salían sin ?v= y en
+    # caliente con él (book/_ext/construccion_estable.py).
+    missing = sorted({
+        (page, href) for page in ("book/intro.html", "search.html",
+                                  "notebooks/04_layernorm.html")
+        for link in _stylesheets(built_site / page)
+        if "://" not in (href := re.search(r'href="([^"]+)"', link)[1])
+        and "?v=" not in href and "?digest=" not in href})
+    assert not missing, missing
+
+
+def test_the_config_check_names_each_option_an_extension_changed_late():
+    from construccion_estable import opciones_distintas, serializada, sin_repetir
+
+    assert sin_repetir(["a", "b", "a", "c", "b"]) == ["a", "b", "c"]
+
+    class Opt:
+        def __init__(self, name, value):
+            self.name, self.value = name, value
+
+    read = {"html_static_path": serializada(["_assets"]),
+            "thebe_config": serializada({"b": 1, "a": 2})}
+    same = [Opt("html_static_path", ["_assets"]), Opt("thebe_config", {"a": 2, "b": 1})]
+    assert opciones_distintas(read, same) == []
+    late = [Opt("html_static_path", ["_assets", "/tmp/tmpx"]),
+            Opt("thebe_config", {"a": 2, "b": 1}), Opt("nueva", 1)]
+    assert opciones_distintas(read, late) == ["html_static_path", "nueva"]
 
 
 def test_a_learner_notebook_is_written_only_when_its_bytes_change(tmp_path):
@@ -121,6 +162,21 @@ def test_a_learner_notebook_is_written_only_when_its_bytes_change(tmp_path):
     assert target.stat().st_mtime_ns == 1_000_000_000
     assert escribir_si_cambia(target, '{"cells": [1]}\n')
     assert target.read_text() == '{"cells": [1]}\n'
+
+
+def test_learner_notebooks_are_up_to_date_only_with_the_same_inputs_and_bytes(tmp_path):
+    from cuadernos import _huella, al_dia
+
+    (tmp_path / "01_x.ipynb").write_text("{}\n")
+    anterior = {"entrada": "e1", "salidas": {"01_x.ipynb": _huella(b"{}\n")}}
+    assert al_dia(anterior, "e1", tmp_path, ["01_x.ipynb"])
+    assert not al_dia(anterior, "e2", tmp_path, ["01_x.ipynb"])  # otra entrada
+    assert not al_dia(anterior, "e1", tmp_path, ["01_x.ipynb", "02_y.ipynb"])
+    assert not al_dia({}, "e1", tmp_path, ["01_x.ipynb"])  # sin huellas guardadas
+    (tmp_path / "01_x.ipynb").write_text('{"tocado": 1}\n')  # alguien lo editó
+    assert not al_dia(anterior, "e1", tmp_path, ["01_x.ipynb"])
+    (tmp_path / "01_x.ipynb").unlink()
+    assert not al_dia(anterior, "e1", tmp_path, ["01_x.ipynb"])
 
 
 def test_the_engine_hash_follows_what_the_kernel_loads_not_sphinx_themes():
