@@ -94,10 +94,6 @@ exclude_patterns = [
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "substitution",
                           "deflist"]
 myst_url_schemes = ["mailto", "http", "https"]
-# Las fórmulas las dibuja KaTeX, no MathJax: myst-parser no toca mathjax4_config (lo
-# cambiaba en builder-inited, después de que Sphinx compare la configuración guardada:
-# book/_ext/construccion_estable.py).
-myst_update_mathjax = False
 # Con el repositorio (_config.yml): «Cómo usar» lo enlaza ({{ repositorio_url }}).
 myst_substitutions = {**PUBLICACION["enlaces"], "repositorio_url": REPOSITORIO["url"]}
 

@@ -9,8 +9,11 @@ varias extensiones cambian opciones *después* de esa comparación, en
 ``builder-inited`` o ``env-before-read-docs``, y la guardada nunca era la leída: ocho
 opciones distintas en cada construcción. Las que se pueden fijar las fija conf.py (con
 el valor que les darían: ``html_css_files``, ``html_permalinks_icon``,
-``html_theme_options``, ``myst_update_mathjax``); aquí, en ``config-inited``, lo que
-no es un valor fijo:
+``html_theme_options``, ``thebe_config``); aquí, en ``config-inited``, lo demás:
+
+- la configuración de MathJax de myst-parser (``myst_update_mathjax``, su opción, en
+  falso): las fórmulas las dibuja KaTeX, y myst-parser cambiaba en ``builder-inited``
+  una configuración de MathJax que nadie usa (y marcaba cada sección para MathJax).
 
 - ``html_static_path``: sphinx-thebe, sphinx-togglebutton y sphinx-copybutton añaden
   su carpeta en ``builder-inited`` (se llama antes a su propia función) y sphinx-design
@@ -91,6 +94,7 @@ def _fijar(app, config) -> None:
     from sphinx_book_theme.header_buttons import update_context_with_repository_info
     from sphinx_design.extension import STATIC_DIR
 
+    config.myst_update_mathjax = False
     for add_static_path in (sphinx_togglebutton.st_static_path,
                             sphinx_copybutton.scb_static_path,
                             sphinx_thebe.st_static_path):
