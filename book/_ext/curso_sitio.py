@@ -254,21 +254,42 @@ def _config_inited(app, config) -> None:
     config.html_theme_options = configure_launch_targets(config.html_theme_options)
 
 
+#: En el entorno: los números que Sphinx dio a las figuras que se renumeran (para
+#: devolvérselos antes de que vuelva a contar) y los que quedaron (los de la página).
+_SPHINX_FIGURES = "curso_figuras_de_sphinx"
+_OUR_FIGURES = "curso_figuras_renumeradas"
+
+
+def _give_back_sphinx_numbers(app, env) -> list[str]:
+    """Antes de que Sphinx vuelva a numerar (su colector, prioridad 500): cada página
+    renumerada recupera los números que él le dio. Sphinx reescribe las páginas cuyos
+    números cambian desde la construcción anterior; si viera los renumerados,
+    reescribiría el apéndice en cada construcción, aunque nada cambiara."""
+    for docname, figures in getattr(env, _SPHINX_FIGURES, {}).items():
+        if docname in env.toc_fignumbers:
+            env.toc_fignumbers[docname]["figure"] = dict(figures)
+    return []
+
+
 def _renumber_unnumbered_figures(app, env) -> list[str]:
     """Cada página sin número de capítulo cuenta sus figuras desde 1, con el prefijo de
     ``curso_prefijo_figuras`` («Figura A.1»); Sphinx las cuenta todas seguidas."""
     changed = set()
+    sphinx_numbers, ours = {}, getattr(env, _OUR_FIGURES, {})
     for docname, by_type in env.toc_fignumbers.items():
-        if env.toc_secnumbers.get(docname):
+        if env.toc_secnumbers.get(docname) or not by_type.get("figure"):
             continue
-        figures = by_type.get("figure", {})
+        figures = by_type["figure"]
+        sphinx_numbers[docname] = dict(figures)
         prefix = app.config.curso_prefijo_figuras.get(docname)
         ordered = sorted(figures, key=figures.get)
         for k, figure_id in enumerate(ordered, start=1):
-            number = (prefix, k) if prefix else (k,)
-            if figures[figure_id] != number:
-                figures[figure_id] = number
-                changed.add(docname)
+            figures[figure_id] = (prefix, k) if prefix else (k,)
+        if figures != ours.get(docname):
+            changed.add(docname)
+    setattr(env, _SPHINX_FIGURES, sphinx_numbers)
+    setattr(env, _OUR_FIGURES, {d: dict(env.toc_fignumbers[d]["figure"])
+                                for d in sphinx_numbers})
     return sorted(changed)
 
 
@@ -279,6 +300,7 @@ def setup(app) -> dict[str, Any]:
     app.add_search_language(SpanishSearch)
     app.add_config_value("curso_prefijo_figuras", {}, "env")
     # Después de que Sphinx numere (su colector escucha con prioridad 500).
+    app.connect("env-get-updated", _give_back_sphinx_numbers, priority=100)
     app.connect("env-get-updated", _renumber_unnumbered_figures, priority=900)
     app.connect("config-inited", _config_inited)
     app.add_post_transform(UnlinkSolutionTitles)
