@@ -160,8 +160,10 @@ html_style = ["styles/pydata-sphinx-theme.css", "styles/sphinx-book-theme.css"]
 # Las de prioridad 800 la llevan escrita: es la que les pondría Sphinx al crear el
 # constructor, cambiando esta lista después de comparar la configuración guardada
 # (book/_ext/construccion_estable.py).
-html_css_files = [*((f"css/{name}.css", {"priority": 800}) for name in
-                    ("curso", "ejercicios", "widgets-pagina", "impresion")),
+HOJA_PROPIA = {"priority": 800}
+html_css_files = [("css/curso.css", HOJA_PROPIA), ("css/ejercicios.css", HOJA_PROPIA),
+                  ("css/widgets-pagina.css", HOJA_PROPIA),
+                  ("css/impresion.css", HOJA_PROPIA),
                   ("basic.css", {"priority": 100}),
                   ("styles/pydata-sphinx-theme.css", {"priority": 100}),
                   ("css/formulas.css", {"priority": 501}),
