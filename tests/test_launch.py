@@ -685,7 +685,8 @@ def test_make_lab_opens_jupyterlab_in_spanish(tmp_path):
                 break
             except OSError:
                 time.sleep(0.5)
-        assert server.poll() is None, f"jupyter-lab se paró (código {server.returncode})"
+        assert server.poll() is None, (
+            f"jupyter-lab se paró (código {server.returncode})")
         languages = get("translations/")["data"]
         assert "es_ES" in languages, languages
         plugin = get("settings/@jupyterlab/translation-extension:plugin")
