@@ -199,7 +199,7 @@ EXECUTED := $(CACHE)/.notebooks-ejecutados
 # RESNORM_MEMO_DIR): la llena la ejecución de los notebooks y la leen las pruebas
 # (tests/helpers.py, GPT_MEMO): el cuaderno del alumno del capítulo 10 en un núcleo
 # nuevo no repite sus tandas de entrenamientos (cinco modelos, tres con la tasa alta,
-# ocho semillas). Cada entrada lleva la huella del código de resnorm y de torch.
+# ocho semillas y los dos bordes de Post-LN: el doble de tasa y doce bloques). Cada entrada lleva la huella del código de resnorm y de torch.
 GPT_MEMO := $(EXEC_DIR)/.memo-gpt
 BOOK_LOG := _build/book.log
 EXEC_LOG := $(EXEC_DIR)/execute.log
