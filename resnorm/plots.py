@@ -575,9 +575,10 @@ _GPT_SERIES = {"ln_only": "plain_ln"}
 
 #: El texto de los cuatro paneles de ``plot_gpt_inside``, en puntos. Apilados miden
 #: unas 12 pulgadas de alto (con sus leyendas debajo): en una hoja A4 (impresion.css le
-#: da 228 mm) la figura se imprime a 0.75 de su tamaño, y con ``MIN_FONT_PT`` su texto
-#: quedaba por debajo de 8 pt; con este, por encima (tests/test_pdf.py lo mide en el
-#: PDF del curso). Más grande ya no cabe en los 3.9 pulgadas de ancho de cada panel.
+#: da 222 mm, con su pie en la misma hoja) la figura se imprime a 0.71 de su tamaño, y
+#: con ``MIN_FONT_PT`` su texto quedaba por debajo de 8 pt; con este, en 8.2 pt
+#: (tests/test_pdf.py lo mide en el PDF del curso). Más grande ya no cabe en las 3.9
+#: pulgadas de ancho de cada panel: la leyenda tapa las curvas.
 GPT_INSIDE_FONT_PT = 11.5
 
 _GPT_PANELS = {
