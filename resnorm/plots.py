@@ -24,6 +24,7 @@ from resnorm.book import format_number, format_sci
 __all__ = [
     "CSS_PX_PER_INCH",
     "FIGURE_WIDTH",
+    "GPT_INSIDE_FONT_PT",
     "KIND_STYLE",
     "MIN_FONT_PT",
     "PHONE_FIGURE_WIDTH",
@@ -572,6 +573,14 @@ def alt_text_training(data: Mapping) -> str:
 # (la misma correspondencia que ``resnorm.gpt``, que este módulo no importa: usa torch).
 _GPT_SERIES = {"ln_only": "plain_ln"}
 
+#: El texto de los cuatro paneles de ``plot_gpt_inside``, en puntos. Apilados miden
+#: unas 12 pulgadas de alto (con sus leyendas debajo): en una hoja A4 (impresion.css le
+#: da 222 mm, con su pie en la misma hoja) la figura se imprime a 0.71 de su tamaño, y
+#: con ``MIN_FONT_PT`` su texto quedaba por debajo de 8 pt; con este, en 8.2 pt
+#: (tests/test_pdf.py lo mide en el PDF del curso). Más grande ya no cabe en las 3.9
+#: pulgadas de ancho de cada panel: la leyenda tapa las curvas.
+GPT_INSIDE_FONT_PT = 11.5
+
 _GPT_PANELS = {
     "stream": ("a) Norma del flujo residual", "Salida del bloque (0: la entrada)",
                "‖h‖ medio por posición (log)"),
@@ -627,7 +636,10 @@ def plot_gpt_inside(ax, data: Mapping, quantity: str):
             ax.plot(range(1, len(norms) + 1), norms,
                     **_style(_GPT_SERIES.get(config, config)))
         ax.set_ylim(bottom=0)
-    ax.legend(frameon=True, facecolor="white")
+    ax.legend(frameon=True, facecolor="white", fontsize=GPT_INSIDE_FONT_PT)
+    for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+        text.set_fontsize(GPT_INSIDE_FONT_PT)
+    ax.tick_params(labelsize=GPT_INSIDE_FONT_PT)
     return ax
 
 

@@ -58,6 +58,35 @@
     return items.length ? [list] : [];
   }
 
+  // La dirección publicada de un capítulo (su <link rel="canonical">, de
+  // html_baseurl); en el PDF, la de la página única más el nombre del documento.
+  function webAddress(chapter) {
+    var canonical = document.querySelector('link[rel="canonical"]');
+    if (!canonical) return "";
+    var mark = chapter.previousElementSibling;
+    if (mark && /^document-/.test(mark.id || "")) {
+      return new URL(mark.id.replace(/^document-/, "") + ".html",
+        canonical.href).href;
+    }
+    return canonical.href.split("#")[0];
+  }
+
+  // Debajo de cada widget (no de las preguntas: esas se contestan en el papel), una
+  // línea que dice que en la web es interactivo, con el enlace a su capítulo.
+  function webNotes(root, steps) {
+    var address = webAddress(root);
+    root.querySelectorAll(".widget-subarea:not([data-rn-widget=\"Quiz\"])")
+      .forEach(function (area) {
+        var link = el("a", { href: address }, [address]);
+        var note = el("p", { className: "rn-widget-web" }, address
+          ? ["Interactivo: pruébalo en la web, en ", link, "."]
+          : ["Interactivo: pruébalo en la web."]);
+        // Detrás de la vista (el <script> que sigue a la caja): ahí la busca quizAnswers.
+        (area.nextElementSibling || area).after(note);
+        steps.push(function () { note.remove(); });
+      });
+  }
+
   function beforePrint() {
     if (undo) return; // ya preparado (tools/pdf.py lo prepara antes de imprimir)
     var steps = (undo = []);
@@ -71,6 +100,7 @@
     if (!chapters.length) chapters = document.querySelectorAll(".bd-article > section");
     chapters.forEach(function (root, n) {
       var id = "rn-soluciones-" + (root.id || n);
+      webNotes(root, steps);
       var level = Number(root.querySelector("h1, h2").tagName[1]);
       var section = el("section", { className: "rn-soluciones", id: id },
         [el("h" + (level + 1), {}, ["Soluciones"])]);
