@@ -636,6 +636,11 @@ def plot_gpt_inside(ax, data: Mapping, quantity: str):
             ax.plot(range(1, len(norms) + 1), norms,
                     **_style(_GPT_SERIES.get(config, config)))
         ax.set_ylim(bottom=0)
+    if quantity != "stream":
+        # Se cuentan LayerNorms o bloques: marcas enteras (sin ellas, 2.5, 5.0, 7.5…).
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(frameon=True, facecolor="white", fontsize=GPT_INSIDE_FONT_PT)
     for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
         text.set_fontsize(GPT_INSIDE_FONT_PT)

@@ -306,6 +306,11 @@ def test_plot_gpt_inside_draws_each_config_with_its_course_style():
     assert axes[0].get_xticklabels()[-1].get_text() == "ln_f"
     assert len(axes[1].get_lines()) == 3 and len(axes[3].get_lines()) == 2
     assert list(axes[3].get_lines()[1].get_ydata()) == [0.8, 0.6, 0.5]
+    # Los paneles que cuentan LayerNorms o bloques marcan solo enteros.
+    fig.canvas.draw()
+    for ax in axes[1:]:
+        ticks = [float(t) for t in ax.get_xticks()]
+        assert ticks and all(t == int(t) for t in ticks), ticks
     with pytest.raises(ValueError):
         plots.plot_gpt_inside(axes[0], data, "alpha")
     alt = plots.alt_text_gpt_inside(data)
