@@ -166,6 +166,27 @@ def test_the_no_js_sheet_copies_each_mode_rule_for_auto():
     assert t.split_selectors("a, b:not(.x, .y) ,c") == ["a", "b:not(.x, .y)", "c"]
 
 
+def test_the_no_js_sheet_version_follows_the_sheets_it_is_made_from(tmp_path):
+    """Su ``?v=`` cambia si cambia una hoja que enlaza la página, y no si no cambia
+    nada (la misma en frío y en caliente)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import tema_sin_js as t
+
+    (tmp_path / "_static").mkdir()
+    sheet = tmp_path / "_static" / "curso.css"
+    sheet.write_text("a{color:red}", encoding="utf-8")
+    files = ["_static/curso.css", "_static/styles/tema.css?digest=abc"]
+    first = t.sheet_version(tmp_path, files)
+    assert re.fullmatch(r"[0-9a-f]{8}", first)
+    assert t.sheet_version(tmp_path, files) == first
+    sheet.write_text("a{color:blue}", encoding="utf-8")
+    assert t.sheet_version(tmp_path, files) != first
+    assert t.sheet_version(tmp_path, [files[0], "_static/styles/tema.css?digest=abd"]
+                           ) != t.sheet_version(tmp_path, files)
+
+
 # --- En el navegador: el teléfono y sin JavaScript ---------------------------------
 
 LAYER_NORM = "notebooks/04_layernorm.html"

@@ -1090,8 +1090,15 @@ def test_a_tap_opens_a_figure_full_width_with_its_caption(view, tab, site_url):
 @pytest.mark.parametrize("view", ["telefono-claro", "portatil-oscuro"])
 def test_live_code_without_binder_says_why_in_spanish(view, tab, site_url):
     rec, page = _open_chapter(tab, site_url, view)
-    page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
-    page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
+    more = page.locator(".dropdown-mas-opciones .dropdown-toggle")
+    if more.is_visible():
+        # En el teléfono, «Código en vivo» está en el menú «Más opciones».
+        more.click()
+        page.locator(".dropdown-mas-opciones .dropdown-menu").get_by_text(
+            "Código en vivo", exact=True).click()
+    else:
+        page.locator(".dropdown-launch-buttons button.dropdown-toggle").click()
+        page.locator(".dropdown-launch-buttons .btn-launch-thebe").click()
     notice = page.locator("#curso-codigo-en-vivo")
     notice.wait_for(state="visible", timeout=STATE_TIMEOUT)
     page.wait_for_function(

@@ -153,7 +153,34 @@ def _write(app, exception) -> None:
     target.write_text(fallback_css(sheets), encoding="utf-8")
 
 
+def sheet_version(outdir: Path, css_files) -> str:
+    """El ``?v=`` del enlace a la hoja: la hoja se escribe al final (de las hojas ya
+    construidas), después de las páginas, así que su suma no existe al escribirlas.
+    Se deriva de lo que la produce: este módulo y cada hoja que la página enlaza, con
+    la suma que Sphinx le pone (la del archivo en ``_static`` al escribir la página) o
+    la que lleva su nombre (``?digest=`` del tema). Si cambia una de esas hojas, o
+    cómo se deriva, cambia el ``?v=``; en frío y en caliente es el mismo."""
+    import hashlib
+    import zlib
+
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for css in css_files:
+        name = str(getattr(css, "filename", css))
+        digest.update(name.encode())
+        path = outdir / name.partition("?")[0]
+        if "?" not in name and "://" not in name and path.is_file():
+            # La misma suma que Sphinx pone a ese enlace (CRC32 del archivo).
+            digest.update(f"{zlib.crc32(path.read_bytes()):08x}".encode())
+    return digest.hexdigest()[:8]
+
+
+def _page_context(app, pagename, templatename, context, doctree) -> None:
+    context["tema_sin_js_v"] = sheet_version(Path(app.outdir),
+                                             context.get("css_files", []))
+
+
 def setup(app) -> dict:
+    app.connect("html-page-context", _page_context)
     # Después de que el tema escriba pygments.css y tema_ligero.py recorte las hojas.
     app.connect("build-finished", _write, priority=995)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
