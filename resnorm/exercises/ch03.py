@@ -83,15 +83,22 @@ def check_variance(fn: Callable) -> Feedback:
     )
 
 
+def _sample_std(x) -> float:
+    """La desviación muestral √(Σ(xᵢ − μ)² / (d − 1)): la de ``torch.std`` por defecto."""
+    return math.sqrt(pop_var(arr(x)) * len(x) / (len(x) - 1))
+
+
 def check_std(fn: Callable) -> Feedback:
     """Comprueba ``fn(x)`` = σ = √σ², la desviación estándar poblacional.
 
     Capítulo 3: Media y desviación estándar.
     """
+    # La cifra de la pista sale del vector del curso: si el vector cambia, cambia.
     mistakes = [
         (
             "Divides entre d − 1: esa es la desviación muestral, la de torch.std(x) "
-            "por defecto (0.2282 para el vector del curso). LayerNorm divide entre d.",
+            f"por defecto ({_sample_std(VECTOR):.4f} para el vector del curso). "
+            "LayerNorm divide entre d.",
             lambda x: math.sqrt(pop_var(x) * len(x) / (len(x) - 1)),
         ),
         (
