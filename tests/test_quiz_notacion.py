@@ -9,10 +9,7 @@ que ``parse_numbers``.
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -21,26 +18,11 @@ from resnorm import examples
 from resnorm.book import format_number, format_sci, parse_numbers
 from resnorm.numerics import layer_norm_steps
 from resnorm.quiz import Numeric, bank, question_state
-from tests.test_quiz import QUIZ_DIR, RUNNER, _mistake, _numeric
+from tests import test_quiz
+from tests.test_quiz import _mistake, _numeric
 
-NODE = shutil.which("node")
-
-
-@pytest.fixture(scope="module")
-def js(tmp_path_factory):
-    if NODE is None:
-        pytest.skip("hace falta node en el PATH")
-    runner = tmp_path_factory.mktemp("quiz") / "runner.mjs"
-    runner.write_text(RUNNER, encoding="utf-8")
-
-    def call(cases):
-        result = subprocess.run(
-            [NODE, str(runner), str(QUIZ_DIR / "quiz_core.js"), json.dumps(cases)],
-            capture_output=True, text=True, check=True, timeout=30,
-        )
-        return json.loads(result.stdout)
-
-    return call
+#: La fixture que ejecuta quiz_core.js con Node: la misma de test_quiz.py.
+js = test_quiz.js
 
 
 def _check(js, qid, typed):
