@@ -156,6 +156,22 @@ def test_measuring_validation_less_often_trains_the_same_bits(data):
                    for k in a["state_dict"])
 
 
+def test_the_exercise_measures_only_the_final_loss_it_reads(data):
+    # El ejercicio 10.2 solo lee la pérdida final: por omisión no mide la validación
+    # cada 25 pasos ni genera textos (issue 51), y esa pérdida es la misma, bit a bit,
+    # que con todas las medidas y los textos.
+    from resnorm.exercises import ch10
+
+    small = dict(steps=12, n_layers=2, dataset=data)
+    default = ch10.train_without_ffn_shortcut(ch10._solution, seed=3, **small)
+    measured = ch10.train_without_ffn_shortcut(ch10._solution, seed=3, eval_every=3,
+                                               n_samples=2, sample_chars=5, **small)
+    assert default["val_steps"] == [0, 12] and default["samples"] == []
+    assert measured["val_steps"] == [0, 3, 6, 9, 12] and len(measured["samples"]) == 2
+    assert default["train_loss"] == measured["train_loss"]
+    assert default["final_val_loss"] == measured["final_val_loss"]
+
+
 def test_a_diverging_member_stops_alone_and_the_others_go_on(data):
     kwargs = dict(steps=40, n_layers=2, n_samples=0, eval_every=10, dataset=data)
     wild = {"config": "plain", "lr": 1e4}

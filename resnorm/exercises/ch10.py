@@ -207,13 +207,21 @@ def train_without_ffn_shortcut(fn: Callable, seed: int = 0, **kwargs) -> dict | 
     del capítulo; ``fn`` recibe el bloque con sus piezas ``attn``, ``mlp``, ``ln_1``
     y ``ln_2``); ``kwargs`` pasa a ``train_gpts``. Devuelve lo que devolvería
     ``train_gpt("pre_ln", block_forward=fn, seed=seed, ...)``.
+
+    El capítulo solo lee la pérdida final: si no se dan ``eval_every`` ni
+    ``n_samples``, la validación se mide al empezar y al terminar, y no se generan
+    textos: cada validación pasa el modelo por todo el texto de validación (varias
+    veces lo que cuesta un paso de entrenamiento) y cada carácter generado es otra
+    pasada. Medir menos no toca los pesos ni los lotes: la pérdida final es la misma.
     """
     feedback = check_remove_ffn_shortcut(fn)
     if not feedback:
         print("Primero completa el ejercicio: el bloque aún no es el que se pide.")
         print(feedback)
         return None
-    from resnorm.gpt import train_gpts
+    from resnorm.gpt import DEFAULTS, train_gpts
 
+    kwargs.setdefault("eval_every", kwargs.get("steps", DEFAULTS["steps"]))
+    kwargs.setdefault("n_samples", 0)
     return train_gpts([{"config": "pre_ln", "seed": seed}], block_forward=fn,
                       **kwargs)[0]
