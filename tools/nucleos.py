@@ -66,6 +66,10 @@ def _run_kernel(request: dict) -> int:
     import select
     import traceback
 
+    # Su propia sesión, como el núcleo que lanza Jupyter (start_new_session): con los
+    # grupos automáticos del planificador de Linux, una sesión es un grupo que reparte
+    # la CPU con los demás; en la del servidor, los núcleos compartían uno solo.
+    os.setsid()
     for sig in SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -165,6 +169,11 @@ def serve(folder: str) -> None:
                 pass
         server.close()
         os.unlink(path)
+        # Sin deshacer torch y compañía al salir (segundos de CPU con la máquina
+        # cargada): no queda nada que guardar.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def launch(argv: list[str]) -> int:
