@@ -18,8 +18,9 @@ TARGETS = {
 }
 #: Carga media (1 min) por núcleo por encima de la cual el reloj y la CPU de una
 #: construcción miden también a los demás procesos de la máquina, no solo al libro:
-#: sus filas se muestran con la carga, sin juzgar (``_wall_row``). En una máquina tranquila,
-#: la carga que deja la construcción anterior del propio banco no llega a 1 por núcleo.
+#: sus filas se muestran con la carga, sin juzgar (``_wall_row``). En una máquina
+#: tranquila, la carga que deja la construcción anterior del propio banco no llega a 1
+#: por núcleo.
 QUIET_LOAD_PER_CPU = 1.0
 
 
@@ -86,8 +87,8 @@ def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
             out.append(("Construcción", "¿terminaron todas bien?", "no (ver JSON)",
                         "sí", "✗"))
         for name, seconds in build["notebooks"].items():
-            out.append(("Notebook", name, f"{seconds:.1f} s",
-                        "sin presupuesto propio: cuenta en la construcción en frío", ""))
+            out.append(("Notebook", name, f"{seconds:.1f} s", "sin presupuesto "
+                        "propio: cuenta en la construcción en frío", ""))
     elif build:
         out.append(("Construcción", "error", build["error"][:60], "", "✗"))
     stats = results.get("stats_page")
