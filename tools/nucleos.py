@@ -112,18 +112,19 @@ def serve(folder: str) -> None:
     import importlib
     import selectors
 
+    # Terminar (make, al acabar el ejecutor) es salir bien, también a media carga.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     path = os.path.join(folder, SOCKET)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)  # antes de importar: las peticiones esperan en la cola
     server.listen(16)
-    kernelspec(folder)
-    for name in PRELOAD:
-        importlib.import_module(name)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    selector = selectors.DefaultSelector()
-    selector.register(server, selectors.EVENT_READ, None)
     children: dict[int, tuple[int, socket.socket]] = {}  # pidfd → (pid, conexión)
     try:
+        kernelspec(folder)
+        for name in PRELOAD:
+            importlib.import_module(name)
+        selector = selectors.DefaultSelector()
+        selector.register(server, selectors.EVENT_READ, None)
         while True:
             for key, _ in selector.select():
                 if key.data is None:
