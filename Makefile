@@ -213,6 +213,11 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 # caché, y los reparte de dos en dos (Pool.map). El 10 tarda más que todos los demás
 # juntos: va el primero, para que un núcleo lo ejecute mientras el otro hace el resto.
 JCACHE := $(VENV)/bin/jcache
+# Los núcleos de los notebooks nacen de un proceso que ya importó ipykernel, NumPy,
+# torch, matplotlib y los widgets (tools/nucleos.py: se bifurca uno por notebook; el
+# ejecutor lo encuentra por JUPYTER_PATH). Cada núcleo nuevo importaba todo eso otra
+# vez: ≈ 3–4 s de CPU por notebook, doce veces. Lo que dice el servidor, aquí:
+NUCLEOS_LOG := $(EXEC_DIR)/nucleos.log
 # Lo que puede tardar una celda: el «execute: timeout» de _config.yml, el único valor
 # (también lo leen conf.py y las pruebas; tests/test_build.py comprueba que es el mismo).
 CELL_TIMEOUT := $(shell sed -nE '/^execute:/,/^[^ #]/s/^  timeout: *([0-9]+).*/\1/p' \
@@ -254,10 +259,16 @@ execute:
 	fi; \
 	touch $(EXECUTED).nueva; \
 	echo "jcache notebook execute --executor local-parallel …"; \
+	nucleos=$$(mktemp -d); \
+	$(PY) tools/nucleos.py servir $$nucleos > $(NUCLEOS_LOG) 2>&1 & servidor=$$!; \
+	for _ in $$(seq 100); do \
+	  [ -e $$nucleos/kernels/python3/kernel.json ] && break; sleep 0.05; \
+	done; \
 	{ $(JCACHE) notebook -p $(CACHE) add $(NOTEBOOKS_BY_COST) && \
-	  RESNORM_MEMO_DIR=$(abspath $(GPT_MEMO)) \
+	  JUPYTER_PATH=$$nucleos RESNORM_MEMO_DIR=$(abspath $(GPT_MEMO)) \
 	  $(JCACHE) notebook -p $(CACHE) execute --executor local-parallel --no-force \
 	    --timeout $(CELL_TIMEOUT) $(NOTEBOOKS); } > $(EXEC_LOG) 2>&1 || true; \
+	kill $$servidor 2>/dev/null; wait $$servidor || true; rm -rf $$nucleos; \
 	if ! grep -qxF 'excepted: []' $(EXEC_LOG) \
 	  || ! grep -qxF 'errored: []' $(EXEC_LOG); then \
 	  cat $(EXEC_LOG); echo "Notebooks con error:"; \

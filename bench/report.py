@@ -16,10 +16,11 @@ TARGETS = {
     "warm_noop_cpu_s": 5.0,
     "widget_p95_ms": 16.0,
 }
-#: Carga media (1 min) por núcleo por encima de la cual el reloj de una construcción
-#: mide a los demás procesos de la máquina, no al libro: su fila se muestra sin
-#: juzgar, y juzga la CPU (que no cuenta lo que esperó). En una máquina tranquila,
-#: la carga que deja la construcción anterior del propio banco no llega a 1 por núcleo.
+#: Carga media (1 min) por núcleo por encima de la cual el reloj y la CPU de una
+#: construcción miden también a los demás procesos de la máquina, no solo al libro:
+#: sus filas se muestran con la carga, sin juzgar (``_wall_row``). En una máquina
+#: tranquila, la carga que deja la construcción anterior del propio banco no llega a 1
+#: por núcleo.
 QUIET_LOAD_PER_CPU = 1.0
 
 
@@ -39,13 +40,18 @@ def quiet(runs: list[dict], kind: str, cpus: int) -> float | None:
     return worst if worst > QUIET_LOAD_PER_CPU * cpus else None
 
 
-def _wall_row(what: str, value: float, goal: float, busy: float | None):
-    """Una fila de reloj: juzgada con la máquina tranquila; si no, dice la carga."""
+def _wall_row(what: str, value: float, goal: float, busy: float | None,
+              unit: str = "s"):
+    """Una fila de la construcción: juzgada con la máquina tranquila; si no, dice la
+    carga y no juzga. Vale también para la CPU: con dos núcleos y otros procesos
+    compitiendo (cachés, el otro hilo del núcleo), el mismo trabajo cuesta más CPU;
+    medido aquí, la misma construcción en frío, 349,9 s de CPU con carga 15–32
+    frente a ≈ 139 s con la máquina tranquila."""
     if busy is None:
-        return ("Construcción", what, f"{value:.1f} s", f"≤ {goal:g} s",
+        return ("Construcción", what, f"{value:.1f} {unit}", f"≤ {goal:g} s",
                 _mark(value <= goal))
-    return ("Construcción", what, f"{value:.1f} s (carga {busy:.1f})",
-            f"≤ {goal:g} s con la máquina tranquila; juzga la CPU", "—")
+    return ("Construcción", what, f"{value:.1f} {unit} (carga {busy:.1f})",
+            f"≤ {goal:g} s con la máquina tranquila", "—")
 
 
 def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
@@ -60,9 +66,9 @@ def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
                              TARGETS["cold_build_s"], quiet(runs, "cold", cpus)))
         cpu = build.get("cold_cpu_median_s")
         if cpu is not None:
-            out.append(("Construcción", "en frío, CPU de todos sus procesos (mediana)",
-                        f"{cpu:.1f} s", f"≤ {TARGETS['cold_build_cpu_s']:g} s",
-                        _mark(cpu <= TARGETS["cold_build_cpu_s"])))
+            out.append(_wall_row("en frío, CPU de todos sus procesos (mediana)", cpu,
+                                 TARGETS["cold_build_cpu_s"], quiet(runs, "cold", cpus),
+                                 "s de CPU"))
         m = len(build["warm_noop_s"])
         for key, kind, what in (
                 ("warm_noop_median_s", "warm_noop", "en caliente, sin cambios"),
@@ -74,14 +80,15 @@ def rows_for(results: dict) -> list[tuple[str, str, str, str, str]]:
                                      TARGETS["warm_build_s"], quiet(runs, kind, cpus)))
         cpu = build.get("warm_noop_cpu_median_s")
         if cpu is not None:
-            out.append(("Construcción", f"en caliente, sin cambios, CPU ({m})",
-                        f"{cpu:.1f} s de CPU", f"≤ {TARGETS['warm_noop_cpu_s']:g} s",
-                        _mark(cpu <= TARGETS["warm_noop_cpu_s"])))
+            out.append(_wall_row(f"en caliente, sin cambios, CPU ({m})", cpu,
+                                 TARGETS["warm_noop_cpu_s"],
+                                 quiet(runs, "warm_noop", cpus), "s de CPU"))
         if not build["ok"]:
             out.append(("Construcción", "¿terminaron todas bien?", "no (ver JSON)",
                         "sí", "✗"))
         for name, seconds in build["notebooks"].items():
-            out.append(("Notebook", name, f"{seconds:.1f} s", "", ""))
+            out.append(("Notebook", name, f"{seconds:.1f} s", "sin presupuesto "
+                        "propio: cuenta en la construcción en frío", ""))
     elif build:
         out.append(("Construcción", "error", build["error"][:60], "", "✗"))
     stats = results.get("stats_page")

@@ -184,7 +184,7 @@ def _build_results(cold_s, cold_cpu, load):
         "notebooks": {}, "ok": True, "runs": runs}}
 
 
-def test_bench_judges_build_wall_time_only_on_a_quiet_machine_and_cpu_always():
+def test_bench_judges_build_wall_and_cpu_time_only_on_a_quiet_machine():
     from bench import report
 
     def marks(results):
@@ -196,5 +196,7 @@ def test_bench_judges_build_wall_time_only_on_a_quiet_machine_and_cpu_always():
     assert quiet["en caliente, sin cambios (mediana de 1)"] == "✓"
     busy = marks(_build_results(500.0, 70.0, load=27.0))
     assert busy["en frío (mediana de 1)"] == "—"  # el reloj, con carga 27: sin juzgar
-    assert busy["en frío, CPU de todos sus procesos (mediana)"] == "✗"  # 70 s > 60 s
-    assert report.missed(report.rows_for(_build_results(500.0, 70.0, 27.0)))
+    # La CPU también crece con la carga (cachés, el otro hilo del núcleo): sin juzgar.
+    assert busy["en frío, CPU de todos sus procesos (mediana)"] == "—"
+    assert not report.missed(report.rows_for(_build_results(500.0, 70.0, 27.0)))
+    assert report.missed(report.rows_for(_build_results(40.0, 70.0, load=0.8)))

@@ -696,3 +696,47 @@ def test_the_icon_font_is_read_as_ttf_or_woff2_and_its_absence_says_what_to_do(
     with pytest.raises(ExtensionError, match="requirements.txt") as error:
         curso_sitio.theme_font(tmp_path, "fa-brands-400")
     assert "fa-brands-400" in str(error.value) and "make deps" in str(error.value)
+
+
+def test_forked_kernels_start_with_the_libraries_imported_and_run_like_any_kernel(
+        tmp_path, monkeypatch):
+    # tools/nucleos.py: el ejecutor de «make book» pide núcleos «python3» a un proceso
+    # que ya importó torch y compañía; cada núcleo es un proceso nuevo (otro pid, su
+    # sesión), con su espacio de nombres vacío, y el servidor lo espera al terminar.
+    import signal
+    import sys
+    import time
+
+    from jupyter_client.manager import start_new_kernel
+
+    folder = tmp_path / "nucleos"
+    folder.mkdir()
+    server = subprocess.Popen([sys.executable, str(ROOT / "tools" / "nucleos.py"),
+                               "servir", str(folder)])
+    try:
+        spec = folder / "kernels" / "python3" / "kernel.json"
+        deadline = time.monotonic() + 60
+        while not spec.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # La especificación la busca este proceso (el de pytest), como el ejecutor.
+        monkeypatch.setenv("JUPYTER_PATH", str(folder))
+        km, kc = start_new_kernel(kernel_name="python3", startup_timeout=300)
+        try:
+            code = ("import os, sys; print(os.getppid(), os.getsid(0) == os.getpid(), "
+                    "'torch' in sys.modules, 'resnorm' in sys.modules, "
+                    "sorted(k for k in globals() if not k.startswith('_'))[:3])")
+            out = []
+            kc.execute_interactive(code, timeout=300, output_hook=lambda m: out.append(
+                m["content"].get("text", "")) if m["msg_type"] == "stream" else None)
+        finally:
+            km.shutdown_kernel(now=False)
+            kc.stop_channels()
+        ppid, own_session, torch_loaded, resnorm_loaded, names = "".join(out).split(
+            maxsplit=4)
+        assert int(ppid) == server.pid  # bifurcado del servidor, no lanzado de nuevo
+        assert (own_session, torch_loaded, resnorm_loaded) == ("True", "True", "False")
+        assert "torch" not in names and "np" not in names  # nada en su espacio
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+    assert not (folder / "s").exists()

@@ -352,8 +352,13 @@ def plegar_soluciones(celdas) -> list:
         else:
             if tramo not in partes:
                 partes[tramo] = []
-                salida.append(nbformat.v4.new_markdown_cell(
-                    metadata={"tags": ["solucion"], TRAMO: tramo}))
+                # Su id, de la primera celda del tramo (nbformat daría uno al azar:
+                # cada conversión cambiaba los bytes del cuaderno y lo reescribía).
+                nueva = nbformat.v4.new_markdown_cell(
+                    metadata={"tags": ["solucion"], TRAMO: tramo})
+                if celda.get("id"):
+                    nueva.id = f"solucion-{celda.id}"
+                salida.append(nueva)
             partes[tramo].append(celda)
     for celda in salida:
         if (tramo := celda.metadata.pop(TRAMO, None)) is None:
@@ -682,19 +687,22 @@ def escribir_cuadernos(app, exception) -> None:
     opciones = app.config.html_theme_options
     repositorio = opciones.get("repository_url", "")
     ref = commit or opciones.get("repository_branch", "main")
-    ejecutados = {}  # nombre → (docname, notebook ejecutado, de dónde salió)
+    # nombre → (docname, notebook fuente, de dónde salió). El notebook ejecutado (la
+    # fuente con las salidas de la caché: leerlo y fusionarlo es lo caro) solo se pide
+    # si hay que convertir.
+    ejecutados = {}
     for docname in sorted(app.env.found_docs):
         if (fuente := Path(app.env.doc2path(docname))).suffix != ".ipynb":
             continue
-        try:  # el notebook tal como lo ejecutó la construcción
-            pk, ejecutado = cache.merge_match_into_notebook(nbformat.read(fuente, 4))
+        notebook = nbformat.read(fuente, 4)
+        try:  # el registro de la ejecución de este notebook
+            registro = cache.match_cache_notebook(notebook)
         except KeyError:
             logger.warning("cuadernos: %s no está en %s", fuente.name, cache.path)
             continue
-        registro = cache.get_cache_record(pk)
-        origen = [pk, registro.hashkey, registro.created.isoformat(),
+        origen = [registro.pk, registro.hashkey, registro.created.isoformat(),
                   _huella(fuente.read_bytes())]
-        ejecutados[fuente.name] = (docname, ejecutado, origen)
+        ejecutados[fuente.name] = (docname, notebook, origen)
     entrada = _huella(json.dumps({
         "codigo": _huella(Path(__file__).read_bytes()), "ref": ref,
         "repositorio": repositorio, "base": app.config.html_baseurl,
@@ -710,7 +718,9 @@ def escribir_cuadernos(app, exception) -> None:
             or not al_dia(anterior, entrada, carpeta, ejecutados)):
         huellas.unlink(missing_ok=True)  # si algo falla a medias, la próxima convierte
         salidas = {}
-        for nombre, (docname, ejecutado, _) in ejecutados.items():
+        for nombre, (docname, notebook, _) in ejecutados.items():
+            # el notebook tal como lo ejecutó la construcción
+            _, ejecutado = cache.merge_match_into_notebook(notebook)
             cuaderno = Conversor(app, docname).cuaderno(ejecutado)
             if repositorio:
                 instalar_desde(cuaderno, repositorio, ref)

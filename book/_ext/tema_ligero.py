@@ -42,14 +42,52 @@ def purgecss(outdir: Path, sheets: list[Path]) -> dict[Path, str]:
     return {Path(result["file"]): result["css"] for result in json.loads(done.stdout)}
 
 
+def purge_inputs(outdir: Path, sheets: list[Path]) -> str:
+    """La huella de todo lo que lee ``purgecss``: las hojas, el contenido (las páginas
+    y los scripts de ``_static``, con sus rutas), la lista segura y PurgeCSS."""
+    digest = hashlib.sha256(json.dumps(SAFELIST).encode())
+    digest.update(str(PURGECSS.resolve()).encode())
+    content = sorted({*outdir.glob("**/*.html"), *(outdir / "_static").glob("**/*.js")})
+    for path in [*sheets, *content]:
+        digest.update(f"\0{path.relative_to(outdir)}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+#: En la carpeta del entorno de Sphinx (se va con él): la huella de lo que leyó la
+#: última pasada de PurgeCSS y las hojas que dio.
+PURGE_CACHE = "purgecss.json"
+
+
 def _purge_styles(app, exception) -> None:
-    """Las hojas de ``PURGED``, recortadas en ``_static`` (recién copiadas)."""
+    """Las hojas de ``PURGED``, recortadas en ``_static`` (recién copiadas).
+
+    PurgeCSS (un proceso de Node, ≈ 1–2 s de CPU) solo corre si cambió algo de lo que
+    lee (``purge_inputs``): una construcción sin cambios vuelve a escribir las hojas
+    recortadas de la anterior, que son las mismas."""
     if exception is None and app.builder.format == "html":
-        static = Path(app.outdir) / "_static"
+        outdir = Path(app.outdir)
+        static = outdir / "_static"
         sheets = [static / name for name in PURGED if (static / name).is_file()]
-        purged = purgecss(Path(app.outdir), sheets) if sheets else {}
+        if not sheets:
+            return
+        key = purge_inputs(outdir, sheets)
+        cache = Path(app.doctreedir) / PURGE_CACHE
+        try:
+            stored = json.loads(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        names = [str(sheet.relative_to(static)) for sheet in sheets]
+        if stored.get("inputs") == key and sorted(stored.get("sheets", {})) == sorted(
+                names):
+            purged = {static / name: css for name, css in stored["sheets"].items()}
+        else:
+            purged = purgecss(outdir, sheets)
         for sheet, css in purged.items():
             sheet.write_text(css, encoding="utf-8")
+        cache.write_text(json.dumps({"inputs": key, "sheets": {
+            str(sheet.relative_to(static)): css for sheet, css in purged.items()}}),
+            encoding="utf-8")
 
 
 def externalize_widget_code(state: dict, page: str, outdir: Path) -> dict:
