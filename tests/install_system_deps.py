@@ -20,8 +20,8 @@ from pathlib import Path
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 PACKAGES = {
     "chromium": Path("/usr/bin/chromium"),
-    # El que abren las pruebas y el PDF (tests/helpers.py, CHROMIUM: ≈ 12 % menos de
-    # CPU por página); el navegador entero queda para Lighthouse (make bench).
+    # El que abren las pruebas y el PDF (tests/helpers.py, CHROMIUM: menos CPU por
+    # página); el navegador entero queda para Lighthouse (make bench).
     "chromium-headless-shell": Path("/usr/bin/chromium-headless-shell"),
     "hunspell": Path("/usr/bin/hunspell"),
     "hunspell-es": Path("/usr/share/hunspell/es_ES.dic"),
