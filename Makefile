@@ -462,6 +462,11 @@ lint: test-deps
 # notebooks ya ejecutados de la caché: no ejecuta nada), impresa con el Chromium de
 # las pruebas. Después se construye el sitio: la portada enlaza el PDF (solo cuando
 # existe; tools/pdf_sphinx.py lo copia a $(HTML)).
+# Si nada de lo que produce el PDF cambió desde la última impresión (la huella de
+# tools/pdf_inputs.py: los archivos del repositorio que lee la construcción, las
+# salidas de los notebooks, el navegador y las fuentes) y el PDF es el que salió de
+# ella, no se vuelve a imprimir (≈ 45 s de una segunda «make test»). Para imprimirlo
+# igual: rm _build/pdf/.huella-entradas.
 .PHONY: pdf pdf-step executed
 pdf: executed test-deps
 	$(PY) tests/install_system_deps.py
@@ -472,7 +477,10 @@ executed: deps vendor
 	@$(MAKE) --no-print-directory execute
 
 pdf-step: execute
-	$(PY) tools/pdf.py
+	@if huella="$$($(PY) tools/pdf_inputs.py --check)"; then exit 0; fi; \
+	$(PY) tools/pdf_inputs.py --write ""; \
+	echo "$(PY) tools/pdf.py"; $(PY) tools/pdf.py; \
+	$(PY) tools/pdf_inputs.py --write "$$huella"
 	@$(MAKE) --no-print-directory book-step
 
 # Publica el sitio en la rama gh-pages y los cuadernos del alumno en la rama de los

@@ -65,7 +65,19 @@ def theme_upgrade_hint() -> str:
 #: usan la construcción (conf.py) y la ejecución del Makefile (CELL_TIMEOUT allí).
 CELL_TIMEOUT = int(os.environ.get("CELL_TIMEOUT") or yaml.safe_load(
     (ROOT / "_config.yml").read_text(encoding="utf-8"))["execute"]["timeout"])
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+#: El Chromium de las pruebas, del PDF y del banco: el «headless shell» de Debian
+#: (paquete chromium-headless-shell, el modo sin ventana de siempre) si está, si no, el
+#: navegador entero (paquete chromium). Los dos salen del mismo código fuente, con la
+#: misma versión de Blink, y el shell no carga lo que solo usa una ventana. Medido
+#: aquí (7 de diciembre de 2026, 26 páginas del sitio en teléfono y portátil, la
+#: máquina ocupada): ≈ 0,33 CPU-s por carga con el shell y 0,85–1,1 con el navegador
+#: entero; y las pruebas del navegador son la mayor parte de «make test». Las páginas
+#: miden lo mismo salvo algún corte de línea: de esas 26, un párrafo del capítulo 2
+#: en el portátil parte una línea más con el shell (26 px). CHROMIUM elige otro.
+CHROMIUM_SHELL = Path("/usr/bin/chromium-headless-shell")
+CHROMIUM = Path(os.environ.get("CHROMIUM") or next(
+    (p for p in (CHROMIUM_SHELL, Path("/usr/bin/chromium")) if p.exists()),
+    Path("/usr/bin/chromium")))
 
 CHROMIUM_FLAGS = [
     "--headless",

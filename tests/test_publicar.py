@@ -242,7 +242,8 @@ def construir_como_repo2docker(checkout: Path, repo_dir: Path, env: dict) -> lis
     (los pines primero, el repositorio entero después) y cada ``RUN`` se ejecuta con
     bash desde ``${REPO_DIR}`` (su ``WORKDIR``), con el entorno ``env`` (el venv hace de
     ``${KERNEL_PYTHON_PREFIX}``). Única diferencia: sin ``--no-cache-dir``, pip usa su
-    caché (la construcción se repite en cada «make test»). Devuelve las órdenes."""
+    caché (la construcción se repite en cada «make test»), y no compila los .pyc
+    (``PIP_COMPILE`` en ``env``). Devuelve las órdenes."""
     lineas = dockerfile(checkout)
     inicio = next(i for i, linea in enumerate(lineas)
                   if re.match(r"^COPY \S+ src/\.binder/requirements\.txt ", linea))
@@ -311,6 +312,11 @@ def test_binder_builds_the_notebooks_branch_with_resnorm_from_the_source_commit(
         # paquete, más de 100 paquetes. torch sale entonces de donde lo encuentra pip
         # (la rueda para CPU que tiene esta máquina), y se comprueba abajo.
         PIP_RETRIES="0",
+        # Sin compilar al instalar los .pyc de cada paquete (más de 10 000 archivos,
+        # torch aparte): nada de lo que se comprueba depende de ellos, y Python compila
+        # al importar lo que el cuaderno usa. (PIP_COMPILE=0 es «--compile» en falso;
+        # ojo: PIP_NO_COMPILE=1 lo activa.)
+        PIP_COMPILE="0",
         PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
         # git (y pip, que lo llama) encuentra «GitHub» en el repositorio desnudo.
         GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0=f"url.{desnuda.as_uri()}.insteadOf",

@@ -27,7 +27,7 @@ FORBIDDEN = re.compile(r"NaN|undefined|Infinity|\[object")
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="falta /usr/bin/chromium"),
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"falta {CHROMIUM}"),
 ]
 
 HARNESS = r"""
