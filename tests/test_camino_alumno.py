@@ -298,6 +298,95 @@ def test_on_a_phone_nothing_covers_the_code_of_chapter_4(browser, site_url):
         context.close()
 
 
+# Las cajas desplazables que no son código: las fórmulas (KaTeX en bloque) y las
+# tablas (de las celdas, del tema, y las de los widgets).
+FORMULAS = ".bd-article .katex-display > .katex"
+TABLES = ".bd-article :is(.pst-scrollable-table-container, .rn-table-box)"
+# Páginas con fórmulas y tablas más anchas que un teléfono (4 fórmulas, 3 tablas).
+WIDE_PAGES = ("notebooks/06_variantes.html", "notebooks/07_bloque_completo.html",
+              "book/como-usar.html")
+
+
+def _under_arrow(box, page, text: bool) -> tuple:
+    """Lo que hay debajo de la flecha de ``box``: con la flecha oculta, los colores
+    distintos en el rectángulo donde la dibuja (uno solo: fondo, nada tapado) y, con
+    ``text``, los rectángulos de texto de la caja que lo cruzan (no en una fórmula:
+    KaTeX da a cada glifo la caja de toda su línea, más alta que lo que pinta). Capturas de la pantalla con el pie
+    de la caja a la vista (la de un elemento más alto que ella no dibuja la flecha,
+    que es «sticky»)."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    box.evaluate("(b) => b.scrollIntoView({ block: 'end' })")
+    page.wait_for_timeout(100)
+    rect = box.evaluate("""(b) => { const r = b.getBoundingClientRect();
+      const top = Math.max(0, r.top);
+      return { x: r.left, y: top, width: r.width, height: r.bottom - top }; }""")
+
+    def shot():
+        return Image.open(io.BytesIO(page.screenshot(clip=rect))).convert("RGB")
+
+    shown = shot()
+    style = page.add_style_tag(content=HIDE_ARROW)
+    hidden = shot()
+    style.evaluate("(el) => el.remove()")
+    # Solo lo que cambia de verdad: con la caja desplazada, el suavizado de los
+    # glifos de una fórmula varía un poco de una captura a otra.
+    diff = ImageChops.difference(shown, hidden).convert("L")
+    arrow = diff.point(lambda v: 255 if v > 48 else 0).getbbox()
+    if arrow is None:
+        return None, 0, []
+    colours = hidden.crop(arrow).getcolors(maxcolors=4096) or [(0, "muchos")]
+    # El rectángulo de la flecha, relativo a la caja (como LINES_JS).
+    dy = rect["y"] - box.evaluate("(b) => b.getBoundingClientRect().top")
+    ax0, ay0, ax1, ay1 = arrow[0], arrow[1] + dy, arrow[2], arrow[3] + dy
+    crossed = [line for line in (box.evaluate(LINES_JS) if text else [])
+               if min(ax1, line[2]) - max(ax0, line[0]) > 0.5
+               and min(ay1, line[3]) - max(ay0, line[1]) > 0.5]
+    return arrow, len(colours), crossed
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_on_a_phone_the_arrow_covers_no_table_or_formula(browser, site_url):
+    """Issue 50: el disco «→» ya no tapaba el código, pero sí la esquina inferior
+    derecha de las tablas y de las fórmulas. Debajo de él, con la flecha oculta, solo
+    hay fondo (un color), al principio y a media caja desplazada, y ningún texto de
+    la caja cruza su rectángulo."""
+    seen = {FORMULAS: 0, TABLES: 0}
+    for rel in WIDE_PAGES:
+        context, page = _phone_page(browser, site_url, rel)
+        try:
+            for selector in seen:
+                boxes = page.locator(selector)
+                for i in range(boxes.count()):
+                    box = boxes.nth(i)
+                    if not box.is_visible():
+                        continue
+                    box.scroll_into_view_if_needed()
+                    page.wait_for_timeout(50)
+                    if "curso-desplazable--despues" not in (
+                            box.get_attribute("class") or ""):
+                        continue
+                    seen[selector] += 1
+                    for where in ("inicio", "mitad"):
+                        if where == "mitad":
+                            box.evaluate("(b) => { b.scrollLeft ="
+                                         " (b.scrollWidth - b.clientWidth) / 2; }")
+                            page.wait_for_timeout(100)
+                        arrow, colours, crossed = _under_arrow(box, page,
+                                                                selector == TABLES)
+                        assert arrow, f"{rel} {selector} {i}: sin flecha ({where})"
+                        assert colours == 1 and not crossed, (
+                            f"{rel} {selector} {i} ({where}): bajo la flecha {arrow} "
+                            f"hay {colours} colores y el texto {crossed[:3]}")
+                    box.evaluate("(b) => { b.scrollLeft = 0; }")
+        finally:
+            context.close()
+    assert seen[FORMULAS] >= 3 and seen[TABLES] >= 2, seen
+
+
 HEADER_BUTTONS_JS = r"""
 () => [...document.querySelectorAll(
     ".bd-header-article :is(button, a.btn)")]
@@ -391,3 +480,57 @@ def test_without_javascript_the_page_follows_the_system_colours(
         sum(map(int, re.findall(r"\d+", seen[False]["background"])[:3])) < 200
     assert dark_background is (scheme == "dark"), seen[False]
     assert seen[False]["link"] != seen[False]["text"], "enlaces del color del texto"
+
+
+# Los enlaces del cajón del índice que se pueden pulsar: a la vista y encima de todo
+# en su centro (elementFromPoint), con la dirección absoluta a la que llevan.
+REACHABLE_JS = r"""
+(drawer) => [...drawer.querySelectorAll("a[href]")].filter((a) => {
+  if (!a.checkVisibility({ visibilityProperty: true })) return false;
+  a.scrollIntoView({ block: "center" });
+  const r = a.getBoundingClientRect();
+  const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+  return r.width > 0 && r.right <= innerWidth && hit !== null && a.contains(hit);
+}).map((a) => a.href.split("#")[0])
+"""
+
+
+@pytest.mark.build
+@pytest.mark.browser
+def test_without_javascript_a_phone_opens_the_course_index(browser, site_url):
+    """Issue 50: sin JavaScript, en un teléfono, el índice del curso (el cajón del
+    tema) no se abría: el botón de la cabecera necesita un script. Desde un capítulo,
+    un enlace de la cabecera lo abre; en él se pulsa cada capítulo del curso, y uno de
+    ellos lleva a su página; otro enlace lo cierra."""
+    from tests.helpers import toc_files
+
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/{LAYER_NORM}", wait_until="load")
+        drawer = page.locator("#pst-primary-sidebar")
+        assert not drawer.evaluate(REACHABLE_JS), "el índice ya se ve, sin abrirlo"
+        opener = page.get_by_role("link", name="Índice del curso")
+        assert opener.count() == 1 and opener.is_visible()
+        opener.click()
+        reachable = set(drawer.evaluate(REACHABLE_JS))
+        wanted = {f"{site_url}/{doc}.html" for doc in toc_files()}
+        assert wanted <= reachable, f"sin enlace que pulsar: {sorted(wanted - reachable)}"
+        page.get_by_role("link", name="Cerrar el índice").click()
+        assert not drawer.evaluate(REACHABLE_JS), "el índice no se cierra"
+        opener.click()
+        chapter = drawer.locator('a[href$="10_gpt_diminuto.html"]')
+        chapter.click()
+        page.wait_for_url("**/notebooks/10_gpt_diminuto.html")
+        assert "GPT" in page.locator("h1").first.inner_text()
+    finally:
+        context.close()
+    wide = browser.new_context(viewport={"width": 1366, "height": 900},
+                               java_script_enabled=False)
+    try:  # en pantalla ancha el índice está a la vista: sin enlace que lo abra
+        page = wide.new_page()
+        page.goto(f"{site_url}/{LAYER_NORM}", wait_until="load")
+        assert not page.get_by_role("link", name="Índice del curso").is_visible()
+        assert not page.get_by_role("link", name="Cerrar el índice").is_visible()
+    finally:
+        wide.close()

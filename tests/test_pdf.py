@@ -428,6 +428,51 @@ def test_no_heading_is_the_last_thing_on_its_page(reader, words):
     assert not alone, f"títulos al pie de su página, sin nada debajo: {alone}"
 
 
+#: La caja de texto de la hoja (@page de impresion.css): 16 mm arriba, 18 mm abajo.
+PAGE_TOP_MM, PAGE_BOTTOM_MM, A4_MM = 16, 18, 297
+#: Lo más vacía que puede quedar una página que no cierra su capítulo: más, y es el
+#: hueco que deja una figura, un bloque o un widget que no cabía y saltó a la
+#: siguiente (issue 50: había 19, con un 40–75 % de la hoja en blanco).
+MAX_EMPTY = 0.40
+
+
+@pytest.fixture(scope="module")
+def filled(pdf, tmp_path_factory) -> list[float]:
+    """Lo lleno de cada página: de arriba de su caja de texto a lo último impreso en
+    ella (texto, imagen, fondo o raya; el número al pie queda en el margen), sobre el
+    alto de la caja. De la página dibujada (pdftoppm, en grises a 30 ppp): cuenta
+    también lo que no es texto."""
+    import numpy as np
+    from PIL import Image
+
+    if shutil.which("pdftoppm") is None:
+        pytest.fail("Falta pdftoppm (poppler-utils): tests/install_system_deps.py.")
+    out = tmp_path_factory.mktemp("paginas")
+    subprocess.run(["pdftoppm", "-r", "30", "-gray", str(pdf), str(out / "p")],
+                   check=True)
+    fractions = []
+    for image in sorted(out.glob("p-*.pgm"), key=lambda f: int(f.stem.split("-")[1])):
+        ink = np.asarray(Image.open(image)) < 235
+        top = round(PAGE_TOP_MM / A4_MM * ink.shape[0])
+        bottom = round((A4_MM - PAGE_BOTTOM_MM) / A4_MM * ink.shape[0])
+        rows = np.flatnonzero(ink[top:bottom].any(axis=1))
+        fractions.append((rows[-1] + 1) / (bottom - top) if rows.size else 0.0)
+    return fractions
+
+
+def test_no_page_inside_a_chapter_is_left_half_empty(filled, reader):
+    """Una página que no es la última de su capítulo va llena al menos en un 60 %:
+    una figura alta, un bloque o un widget que no caben en lo que queda de la página
+    no dejan debajo de lo anterior medio folio en blanco."""
+    starts = set(_chapter_pages(reader).values())
+    assert len(filled) == len(reader.pages) and len(starts) >= 12
+    inside = [n for n in range(min(starts), len(filled)) if n + 1 not in starts]
+    empty = [(n, f"{1 - filled[n - 1]:.0%}") for n in inside
+             if 1 - filled[n - 1] > MAX_EMPTY]
+    assert len(inside) > 100
+    assert not empty, f"páginas de en medio de un capítulo casi vacías: {empty}"
+
+
 def test_your_progress_is_not_printed(pages_text):
     """«Tu progreso» (la tabla de la portada, de este navegador) no es del papel."""
     printed = [n for n, text in enumerate(pages_text, 1) if "Tu progreso" in text]
