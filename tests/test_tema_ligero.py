@@ -42,9 +42,16 @@ def _site(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _app(site: Path) -> SimpleNamespace:
+    doctrees = site.parent / f"{site.name}-doctrees"
+    doctrees.mkdir(exist_ok=True)
+    return SimpleNamespace(outdir=site, doctreedir=doctrees,
+                           builder=SimpleNamespace(format="html"))
+
+
 def test_third_party_sheets_are_purged_in_place_and_the_course_s_kept_whole(tmp_path):
     site = _site(tmp_path)
-    app = SimpleNamespace(outdir=site, builder=SimpleNamespace(format="html"))
+    app = _app(site)
     tema_ligero._purge_styles(app, None)
     static = site / "_static"
     theme = (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8")
@@ -56,8 +63,34 @@ def test_third_party_sheets_are_purged_in_place_and_the_course_s_kept_whole(tmp_
     tema_ligero._purge_styles(app, None)  # recortar lo ya recortado no quita más
     assert (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8") == theme
     # Un sitio sin ninguna de esas hojas (otro tema): nada que recortar, ningún error.
-    empty = SimpleNamespace(outdir=tmp_path / "vacio", builder=app.builder)
+    empty = _app(tmp_path / "vacio")
     tema_ligero._purge_styles(empty, None)
+
+
+def test_unchanged_inputs_reuse_the_purged_sheets_without_running_purgecss(
+        tmp_path, monkeypatch):
+    """Una construcción sin cambios (Sphinx vuelve a copiar las hojas enteras) escribe
+    las hojas recortadas de la anterior, sin PurgeCSS; si cambia una página, sí."""
+    site = _site(tmp_path)
+    app = _app(site)
+    tema_ligero._purge_styles(app, None)
+    static = site / "_static"
+    purged = (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8")
+    calls = []
+    real = tema_ligero.purgecss
+    monkeypatch.setattr(tema_ligero, "purgecss",
+                        lambda *args: calls.append(args) or real(*args))
+    for rel, css in SHEETS.items():  # lo que copia Sphinx en cada construcción
+        (static / rel).write_text(css, encoding="utf-8")
+    tema_ligero._purge_styles(app, None)
+    assert not calls
+    assert (static / tema_ligero.THEME_SHEET).read_text(encoding="utf-8") == purged
+    (site / "notebooks" / "04.html").write_text(PAGE.replace("curso", "otra"),
+                                                encoding="utf-8")
+    for rel, css in SHEETS.items():
+        (static / rel).write_text(css, encoding="utf-8")
+    tema_ligero._purge_styles(app, None)
+    assert len(calls) == 1
 
 
 def test_purgecss_keeps_the_rules_a_page_or_a_script_can_use(tmp_path):

@@ -84,7 +84,8 @@ def check_variance(fn: Callable) -> Feedback:
 
 
 def _sample_std(x) -> float:
-    """La desviación muestral √(Σ(xᵢ − μ)² / (d − 1)): la de ``torch.std`` por defecto."""
+    """La desviación muestral √(Σ(xᵢ − μ)² / (d − 1)), la de ``torch.std`` por
+    defecto."""
     return math.sqrt(pop_var(arr(x)) * len(x) / (len(x) - 1))
 
 
